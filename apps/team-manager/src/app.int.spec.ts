@@ -1,0 +1,42 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createServiceApp, loadConfig } from '@headspace/platform';
+import { createTestDatabase, type TestDatabase } from '@headspace/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppModule } from './app.module';
+import { SERVICE, configSchema } from './config';
+
+describe('team-manager app module', () => {
+  let db: TestDatabase;
+  let app: NestFastifyApplication;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('team-manager-app');
+    const config = loadConfig(
+      configSchema,
+      { DATABASE_URL: db.url, NATS_URL: process.env.NATS_URL, LOG_LEVEL: 'warn' },
+      SERVICE,
+    );
+    app = await createServiceApp(AppModule.forRoot(config), { bufferLogs: false });
+    await app.init();
+  });
+  afterAll(async () => {
+    await app?.close();
+    await db?.drop();
+  });
+
+  it('boots against real PostgreSQL and NATS and reports ready', async () => {
+    const res = await app.getHttpAdapter().getInstance().inject({ method: 'GET', url: '/health/ready' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      status: 'ok',
+      info: { postgres: { status: 'up' }, nats: { status: 'up' } },
+    });
+  });
+
+  it('migrated its own schema', async () => {
+    const { rows } = await db.pool.query(
+      `select count(*)::int as n from information_schema.tables where table_schema = 'team_manager'`,
+    );
+    expect(rows[0].n).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,11 @@
+import type { ServiceName } from '@headspace/contracts';
+import { baseConfigSchema, portSchema } from '@headspace/platform';
+import type { z } from 'zod';
+
+export const SERVICE: ServiceName = 'team-manager';
+
+export const configSchema = baseConfigSchema.extend({
+  HTTP_PORT: portSchema(3001),
+});
+
+export type AppConfig = z.output<typeof configSchema>;

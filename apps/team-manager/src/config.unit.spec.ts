@@ -1,0 +1,20 @@
+import { loadConfig } from '@headspace/platform';
+import { describe, expect, it } from 'vitest';
+import { SERVICE, configSchema } from './config';
+
+const env = {
+  DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres',
+  NATS_URL: 'nats://127.0.0.1:4222',
+};
+
+describe('team-manager config', () => {
+  it('defaults HTTP_PORT to 3001', () => {
+    expect(loadConfig(configSchema, env, SERVICE).HTTP_PORT).toBe(3001);
+  });
+
+  it('names HTTP_PORT when it is not a valid port', () => {
+    expect(() => loadConfig(configSchema, { ...env, HTTP_PORT: 'abc' }, SERVICE)).toThrow(
+      'Invalid configuration for team-manager: HTTP_PORT must be a number between 1 and 65535',
+    );
+  });
+});

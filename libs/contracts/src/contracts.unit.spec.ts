@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { describe, expect, it } from 'vitest';
+import { EventRegistry, HeadspaceError, ValidationError, defineCommand, defineEvent, httpStatusForCode, parseOrThrow } from './index';
+
+describe('contracts', () => {
+  const created = defineEvent({ service: 'team-manager', category: 'team', name: 'created', schema: z.object({ name: z.string() }) });
+
+  it('an event definition derives its type and subject from service, category and name', () => {
+    expect(created.type).toBe('team.created');
+    expect(created.subject).toBe('hs.evt.team-manager.team.created');
+    expect(created.schemaVersion).toBe(1);
+  });
+
+  it('commands and queries get hs.cmd / hs.qry subjects', () => {
+    const def = defineCommand({ service: 'cost-governor', name: 'may-spend', request: z.object({}), response: z.object({}) });
+    expect(def.subject).toBe('hs.cmd.cost-governor.may-spend');
+  });
+
+  it('the registry refuses a payload with a ValidationError naming the field', () => {
+    const registry = new EventRegistry([created]);
+    const error = (() => { try { registry.parse('team.created', { name: 3 }); } catch (e) { return e; } })();
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).field).toBe('data.name');
+    expect((error as ValidationError).message).toContain('data.name');
+    expect(() => registry.get('team.nope')).toThrow(/Unknown event type/);
+  });
+
+  it('parseOrThrow names nested fields', () => {
+    const schema = z.object({ members: z.array(z.object({ name: z.string().min(1) })) });
+    expect(() => parseOrThrow(schema, { members: [{ name: '' }] }, 'team')).toThrow(/members\.0\.name/);
+  });
+
+  it('a HeadspaceError survives the wire with its code and field', () => {
+    const original = new HeadspaceError('TASK.ALREADY_CLAIMED', 'Task already claimed', { field: 'taskId', details: { by: 'con' } });
+    const wire = JSON.parse(JSON.stringify(original.toWire()));
+    expect(HeadspaceError.isWire(wire)).toBe(true);
+    const back = HeadspaceError.fromWire(wire);
+    expect(back).toMatchObject({ code: 'TASK.ALREADY_CLAIMED', field: 'taskId', details: { by: 'con' } });
+  });
+
+  it('maps error codes to HTTP statuses in one place', () => {
+    expect(httpStatusForCode('CONTRACTS.VALIDATION_FAILED')).toBe(400);
+    expect(httpStatusForCode('EVENTSTORE.WRONG_EXPECTED_VERSION')).toBe(409);
+    expect(httpStatusForCode('TASK.ALREADY_CLAIMED')).toBe(409);
+    expect(httpStatusForCode('TASK.NOT_FOUND')).toBe(404);
+    expect(httpStatusForCode('MESSAGING.TIMEOUT')).toBe(503);
+    expect(httpStatusForCode('SOMETHING.ODD')).toBe(500);
+  });
+});

@@ -1,0 +1,19 @@
+/** Stable error codes shared by every service. Add, never rename. */
+export const ErrorCodes = {
+  validationFailed: 'CONTRACTS.VALIDATION_FAILED',
+  unknownEventType: 'CONTRACTS.UNKNOWN_EVENT_TYPE',
+  wrongExpectedVersion: 'EVENTSTORE.WRONG_EXPECTED_VERSION',
+  streamNotFound: 'EVENTSTORE.STREAM_NOT_FOUND',
+  appendOnly: 'EVENTSTORE.APPEND_ONLY',
+  retriesExhausted: 'EVENTSTORE.RETRIES_EXHAUSTED',
+  leaseLost: 'PROCESSOR.LEASE_LOST',
+  requestTimeout: 'MESSAGING.TIMEOUT',
+  serviceUnavailable: 'MESSAGING.NO_RESPONDERS',
+  unknownSubject: 'MESSAGING.UNKNOWN_SUBJECT',
+  internal: 'INTERNAL.UNEXPECTED',
+  configInvalid: 'CONFIG.INVALID',
+  teamNameInvalid: 'TEAM.NAME_INVALID',
+  teamAlreadyExists: 'TEAM.ALREADY_EXISTS',
+} as const;
+
+export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

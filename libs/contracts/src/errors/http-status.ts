@@ -1,0 +1,36 @@
+import { ErrorCodes } from './error-codes';
+
+/**
+ * The one place where error codes meet HTTP. Exact codes win; otherwise the reason part decides
+ * (`*.NOT_FOUND` → 404, `*.ALREADY_*` → 409, …); anything unknown is a 500.
+ */
+const exact: Record<string, number> = {
+  [ErrorCodes.validationFailed]: 400,
+  [ErrorCodes.unknownEventType]: 400,
+  [ErrorCodes.wrongExpectedVersion]: 409,
+  [ErrorCodes.streamNotFound]: 404,
+  [ErrorCodes.appendOnly]: 409,
+  [ErrorCodes.retriesExhausted]: 409,
+  [ErrorCodes.requestTimeout]: 503,
+  [ErrorCodes.serviceUnavailable]: 503,
+  [ErrorCodes.unknownSubject]: 404,
+  [ErrorCodes.configInvalid]: 500,
+  [ErrorCodes.teamNameInvalid]: 400,
+  [ErrorCodes.teamAlreadyExists]: 409,
+};
+
+const byReason: Array<[RegExp, number]> = [
+  [/\.(NOT_FOUND|UNKNOWN_[A-Z_]+)$/, 404],
+  [/\.(ALREADY_[A-Z_]+|CONFLICT|WRONG_[A-Z_]+)$/, 409],
+  [/\.(INVALID|[A-Z_]+_INVALID|VALIDATION_FAILED)$/, 400],
+  [/\.(FORBIDDEN|NOT_ALLOWED)$/, 403],
+  [/\.(UNAUTHENTICATED)$/, 401],
+  [/\.(TIMEOUT|UNAVAILABLE|NO_RESPONDERS)$/, 503],
+];
+
+export function httpStatusForCode(code: string): number {
+  const status = exact[code];
+  if (status !== undefined) return status;
+  for (const [pattern, s] of byReason) if (pattern.test(code)) return s;
+  return 500;
+}

@@ -1,0 +1,7 @@
+export * from './errors/headspace-error';
+export * from './errors/error-codes';
+export * from './errors/http-status';
+export * from './errors/validation-error';
+export * from './messages';
+export * from './team-manager/team.contracts';
+export * from './orchestrator/team-directory.contracts';

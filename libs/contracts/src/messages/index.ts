@@ -1,0 +1,3 @@
+export * from './service-names';
+export * from './event-definition';
+export * from './request-definition';

@@ -1,0 +1,170 @@
+import { SpanKind, SpanStatusCode, metrics, trace } from '@opentelemetry/api';
+import type { EventRegistry } from '@headspace/contracts';
+import type { Pool } from 'pg';
+import { appendStatements, type CasKind } from './append-sql';
+import { ConcurrencyError } from './concurrency-error';
+import { categoryOf, deterministicEventId } from './event-id';
+import { quoteIdent } from './quote-ident';
+import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from './row-mapping';
+import type { AppendOptions, AppendResult, ExpectedVersion, NewEvent, Queryable, RecordedEvent } from './types';
+
+const tracer = trace.getTracer('headspace.event-store');
+const appended = metrics.getMeter('headspace').createCounter('headspace.events.appended', {
+  description: 'Events appended to the event store',
+});
+
+export interface EventStoreOptions {
+  pool: Pool;
+  /** The owning service's PostgreSQL schema. */
+  schema: string;
+  /** When given, every appended and read event is validated against its contract. */
+  registry?: EventRegistry;
+}
+
+export class EventStore {
+  readonly schema: string;
+  private readonly pool: Pool;
+  private readonly registry?: EventRegistry;
+  private readonly q: string;
+  private readonly statements: Record<CasKind, string>;
+
+  constructor(options: EventStoreOptions) {
+    this.pool = options.pool;
+    this.schema = options.schema;
+    this.registry = options.registry;
+    this.q = quoteIdent(options.schema);
+    this.statements = appendStatements(this.q);
+  }
+
+  async append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append needs at least one event');
+    const category = categoryOf(streamId);
+    const prepared = events.map((event, index) => this.prepare(event, index, streamId, options));
+    if (typeof options.expected === 'bigint' && options.expected < 0n) throw new Error(`expected version must be >= 0, got ${options.expected}`);
+
+    return tracer.startActiveSpan(`append ${category}`, { kind: SpanKind.INTERNAL }, async (span) => {
+      span.setAttributes({
+        'headspace.stream_id': streamId,
+        'headspace.event_count': events.length,
+        'headspace.event_types': [...new Set(events.map((e) => e.type))].join(','),
+      });
+      try {
+        const result = await this.callAppend(options.client ?? this.pool, streamId, category, options.expected, prepared);
+        span.setAttribute('headspace.replayed', result.replayed);
+        if (!result.replayed) appended.add(events.length, { category, schema: this.schema });
+        return result;
+      } catch (error) {
+        span.recordException(error as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  async readStream(streamId: string, options: { fromVersion?: bigint; client?: Queryable } = {}): Promise<RecordedEvent[]> {
+    const { rows } = await (options.client ?? this.pool).query<EventRow>(
+      `SELECT ${EVENT_COLUMNS} FROM ${this.q}.events WHERE stream_id = $1 AND stream_version >= $2 ORDER BY stream_version`,
+      [streamId, (options.fromVersion ?? 1n).toString()],
+    );
+    return rows.map((row) => this.validated(toRecordedEvent(row)));
+  }
+
+  /** Folds a stream into state. `version` is 0n when the stream does not exist. */
+  async aggregate<S>(
+    streamId: string,
+    evolve: (state: S, event: RecordedEvent) => S,
+    initial: S,
+    options: { client?: Queryable } = {},
+  ): Promise<{ state: S; version: bigint }> {
+    const events = await this.readStream(streamId, options);
+    let state = initial;
+    for (const event of events) state = evolve(state, event);
+    return { state, version: events.length ? events[events.length - 1].streamVersion : 0n };
+  }
+
+  async streamVersion(streamId: string, client: Queryable = this.pool): Promise<bigint | null> {
+    const { rows } = await client.query<{ version: string }>(`SELECT version FROM ${this.q}.streams WHERE stream_id = $1`, [streamId]);
+    return rows.length ? BigInt(rows[0].version) : null;
+  }
+
+  /** Validates an event read from the log against its contract (when a registry is configured). */
+  validated<E extends RecordedEvent>(event: E): E {
+    if (!this.registry) return event;
+    return { ...event, data: this.registry.parse(event.type, event.data) };
+  }
+
+  /** The original result of a command whose events are already recorded. */
+  private async replayOf(streamId: string, eventIds: string[], db: Queryable): Promise<AppendResult | null> {
+    const { rows } = await db.query<{ stream_version: string; global_position: string }>(
+      `SELECT stream_version, global_position FROM ${this.q}.events WHERE event_id = ANY ($1::uuid[]) ORDER BY global_position`,
+      [eventIds],
+    );
+    if (rows.length === 0) return null;
+    return {
+      streamId,
+      nextExpectedVersion: BigInt(rows[rows.length - 1].stream_version),
+      firstPosition: BigInt(rows[0].global_position),
+      lastPosition: BigInt(rows[rows.length - 1].global_position),
+      eventIds,
+      replayed: true,
+    };
+  }
+
+  private prepare(event: NewEvent, index: number, streamId: string, options: AppendOptions) {
+    const data = this.registry ? this.registry.parse(event.type, event.data) : event.data;
+    const schemaVersion = this.registry ? this.registry.get(event.type).schemaVersion : 1;
+    const metadata = { ...options.metadata, ...event.metadata, ...(options.commandId ? { commandId: options.commandId } : {}) };
+    const eventId = options.commandId ? deterministicEventId(options.commandId, streamId, index) : null;
+    return { eventId, type: event.type, schemaVersion, data, metadata };
+  }
+
+  private async callAppend(
+    db: Queryable,
+    streamId: string,
+    category: string,
+    expected: ExpectedVersion,
+    events: ReturnType<EventStore['prepare']>[],
+  ): Promise<AppendResult> {
+    const kind: CasKind = typeof expected === 'bigint' ? (expected === 0n ? 'no-stream' : 'exact') : expected;
+    const values: unknown[] = [
+      streamId,
+      category,
+      events.length,
+      JSON.stringify(events.map((e) => ({ id: e.eventId, type: e.type, sv: e.schemaVersion, data: e.data, meta: e.metadata }))),
+    ];
+    if (kind === 'exact') values.push((expected as bigint).toString());
+    const commandIds = events.map((e) => e.eventId).filter((id): id is string => id !== null);
+    try {
+      const { rows } = await db.query<{ event_id: string; stream_version: string; global_position: string }>({
+        name: `hs-append-${kind}-${this.schema}`,
+        text: this.statements[kind],
+        values,
+      });
+      if (rows.length > 0) {
+        const last = rows[rows.length - 1];
+        return {
+          streamId,
+          nextExpectedVersion: BigInt(last.stream_version),
+          firstPosition: BigInt(rows[0].global_position),
+          lastPosition: BigInt(last.global_position),
+          eventIds: rows.map((row) => row.event_id),
+          replayed: false,
+        };
+      }
+    } catch (error) {
+      const pgError = error as { code?: string; constraint?: string };
+      const duplicate = pgError.code === '23505' && pgError.constraint === 'events_event_id_unique';
+      if (!duplicate || isClientInTransaction(db)) throw error;
+    }
+    // Nothing was written: either this command already ran (a replay), or the version was wrong.
+    const original = commandIds.length > 0 ? await this.replayOf(streamId, commandIds, db) : null;
+    if (original) return original;
+    throw new ConcurrencyError(streamId, expected, await this.streamVersion(streamId, db));
+  }
+}
+
+function isClientInTransaction(db: Queryable): boolean {
+  return !('totalCount' in db);
+}

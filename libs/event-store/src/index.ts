@@ -1,0 +1,10 @@
+export * from './types';
+export * from './concurrency-error';
+export * from './event-id';
+export * from './event-store';
+export * from './retry';
+export * from './decider';
+export * from './decider-spec';
+export * from './migrate';
+export * from './processor/processor-runner';
+export { EVENT_COLUMNS } from './row-mapping';

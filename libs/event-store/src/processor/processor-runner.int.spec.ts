@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import type { PoolClient } from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, waitFor, type TestDatabase } from '@headspace/testing';
+import { EventStore } from '../event-store';
+import { migrate } from '../migrate';
+import type { RecordedEvent } from '../types';
+import { ProcessorRunner, type ProcessorOptions } from './processor-runner';
+
+const schema = 'proc';
+let db: TestDatabase;
+let store: EventStore;
+const runners: ProcessorRunner[] = [];
+
+beforeAll(async () => {
+  db = await createTestDatabase('processor');
+  await migrate(db.pool, { schema });
+  store = new EventStore({ pool: db.pool, schema });
+  await db.pool.query(`CREATE TABLE ${schema}.tally (stream_id text PRIMARY KEY, total bigint NOT NULL, handled int NOT NULL)`);
+  await db.pool.query(`CREATE TABLE ${schema}.handled (processor text, event_id uuid, instance text, PRIMARY KEY (processor, event_id))`);
+});
+afterEach(async () => {
+  await Promise.all(runners.splice(0).map((r) => r.stop()));
+});
+afterAll(() => db?.drop());
+
+function runner(options: Partial<ProcessorOptions> & Pick<ProcessorOptions, 'name' | 'handle'>): ProcessorRunner {
+  const r = new ProcessorRunner({ pool: db.pool, schema, pollIntervalMs: 5, onError: () => undefined, ...options });
+  runners.push(r);
+  return r;
+}
+
+/** A tally projection: per stream the sum of `n` and the number of events handled. */
+async function tally(events: RecordedEvent[], tx: PoolClient) {
+  for (const e of events) {
+    await tx.query(
+      `INSERT INTO ${schema}.tally (stream_id, total, handled) VALUES ($1, $2, 1)
+       ON CONFLICT (stream_id) DO UPDATE SET total = tally.total + excluded.total, handled = tally.handled + 1`,
+      [e.streamId, (e.data as { n: number }).n],
+    );
+  }
+}
+
+describe('ProcessorRunner', () => {
+  it('out-of-order commits: an uncommitted earlier transaction holds later ones back, then both arrive in commit-safe order', async () => {
+    const seen: string[] = [];
+    const prefix = `ooo-${randomUUID()}`;
+    const r = runner({
+      name: `ooo-${randomUUID()}`,
+      handle: async (events) => {
+        for (const e of events) if (e.streamId.startsWith(prefix)) seen.push(e.streamId);
+      },
+    });
+    r.start();
+    await r.waitUntilCaughtUp();
+
+    const t1 = await db.pool.connect();
+    try {
+      await t1.query('BEGIN');
+      await store.append(`${prefix}-t1`, [{ type: 'x.y', data: { n: 1 } }, { type: 'x.y', data: { n: 2 } }], { expected: 'no-stream', client: t1 });
+      await store.append(`${prefix}-t2`, [{ type: 'x.y', data: { n: 3 } }], { expected: 'no-stream' });
+
+      // T2 is committed and visible to a plain reader …
+      const { rows } = await db.pool.query(`SELECT stream_id FROM ${schema}.events WHERE stream_id LIKE $1`, [`${prefix}%`]);
+      expect(rows.map((row) => row.stream_id)).toEqual([`${prefix}-t2`]);
+      // … but the processor must not pass it while T1 (earlier position) may still commit.
+      await r.waitUntilCaughtUp();
+      expect(seen).toEqual([]);
+
+      await t1.query('COMMIT');
+    } finally {
+      t1.release();
+    }
+    await r.waitUntilCaughtUp();
+    expect(seen).toEqual([`${prefix}-t1`, `${prefix}-t1`, `${prefix}-t2`]);
+  });
+
+  it('a projection rebuilt from position 0 equals the live projection row for row', async () => {
+    const name = `tally-${randomUUID()}`;
+    const live = runner({ name, handle: tally, batchSize: 7, reset: (tx) => tx.query(`DELETE FROM ${schema}.tally`).then(() => undefined) });
+    live.start();
+    const streams = Array.from({ length: 12 }, () => `rb-${randomUUID()}`);
+    await Promise.all(
+      streams.map(async (id, i) => {
+        for (let k = 0; k < 5; k++) await store.append(id, [{ type: 'x.y', data: { n: i * 10 + k } }], { expected: 'any' });
+      }),
+    );
+    await live.waitUntilCaughtUp();
+    const liveRows = (await db.pool.query(`SELECT * FROM ${schema}.tally ORDER BY stream_id`)).rows;
+    expect(liveRows.filter((row) => streams.includes(row.stream_id))).toHaveLength(12);
+
+    await live.rebuild();
+    await live.waitUntilCaughtUp();
+    const rebuiltRows = (await db.pool.query(`SELECT * FROM ${schema}.tally ORDER BY stream_id`)).rows;
+    expect(rebuiltRows).toEqual(liveRows);
+  });
+
+  it('two instances: only the lease holder processes; when it dies the other takes over after the lease, and no event is handled twice', async () => {
+    const name = `lease-${randomUUID()}`;
+    const id = `lease-${randomUUID()}`;
+    const handleAs = (instance: string) => async (events: RecordedEvent[], tx: PoolClient) => {
+      for (const e of events.filter((event) => event.streamId === id)) {
+        // The primary key makes a second handling of the same event fail the batch loudly.
+        await tx.query(`INSERT INTO ${schema}.handled (processor, event_id, instance) VALUES ($1, $2, $3)`, [name, e.eventId, instance]);
+      }
+    };
+    const a = runner({ name, instanceId: 'a', leaseMs: 1_000, handle: handleAs('a') });
+    const b = runner({ name, instanceId: 'b', leaseMs: 1_000, handle: handleAs('b') });
+    a.start();
+    await waitFor(() => a.isLeaseHolder, { message: 'a holds the lease' });
+    b.start();
+
+    for (let k = 0; k < 20; k++) await store.append(id, [{ type: 'x.y', data: { n: k } }], { expected: 'any' });
+    await a.waitUntilCaughtUp();
+    const count = async (instance: string) =>
+      Number((await db.pool.query(`SELECT count(*) FROM ${schema}.handled WHERE processor = $1 AND instance = $2`, [name, instance])).rows[0].count);
+    expect(await count('a')).toBe(20);
+    expect(await count('b')).toBe(0);
+    expect(b.isLeaseHolder).toBe(false);
+
+    await a.kill();
+    for (let k = 20; k < 30; k++) await store.append(id, [{ type: 'x.y', data: { n: k } }], { expected: 'any' });
+    await waitFor(async () => (await count('b')) === 10, { timeoutMs: 10_000, message: 'b took over' });
+    expect(b.isLeaseHolder).toBe(true);
+    const total = (await db.pool.query(`SELECT count(*) FROM ${schema}.handled WHERE processor = $1`, [name])).rows[0].count;
+    expect(Number(total)).toBe(30);
+  });
+
+  it('a handler failure rolls back its batch: the checkpoint does not move and the batch is retried', async () => {
+    const name = `flaky-${randomUUID()}`;
+    let failures = 1;
+    const r = runner({
+      name,
+      handle: async (events, tx) => {
+        await tally(events, tx);
+        if (failures-- > 0) throw new Error('boom');
+      },
+    });
+    const id = `flaky-${randomUUID()}`;
+    await store.append(id, [{ type: 'x.y', data: { n: 4 } }, { type: 'x.y', data: { n: 6 } }], { expected: 'no-stream' });
+    r.start();
+    await waitFor(async () => (await db.pool.query(`SELECT handled, total FROM ${schema}.tally WHERE stream_id = $1`, [id])).rows[0]);
+    await r.waitUntilCaughtUp();
+    const row = (await db.pool.query(`SELECT handled, total FROM ${schema}.tally WHERE stream_id = $1`, [id])).rows[0];
+    expect(row).toEqual({ handled: 2, total: '10' });
+    expect(await r.lag()).toBe(0);
+  });
+});

@@ -1,0 +1,333 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { SpanKind, SpanStatusCode, metrics, trace } from '@opentelemetry/api';
+import type { Pool, PoolClient } from 'pg';
+import { quoteIdent } from '../quote-ident';
+import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from '../row-mapping';
+import type { LogPosition, RecordedEvent } from '../types';
+
+const tracer = trace.getTracer('headspace.event-store');
+const meter = metrics.getMeter('headspace');
+const lagGauge = meter.createObservableGauge('headspace.processor.lag', {
+  description: 'Events recorded but not yet handled by a processor',
+});
+const handledCounter = meter.createCounter('headspace.processor.events_handled');
+const lagByProcessor = new Map<string, { schema: string; lag: number }>();
+lagGauge.addCallback((result) => {
+  for (const [name, { schema, lag }] of lagByProcessor) result.observe(lag, { processor: name, schema });
+});
+
+export interface ProcessorOptions {
+  pool: Pool;
+  schema: string;
+  /** Unique per processor within the schema; its checkpoint row is keyed by it. */
+  name: string;
+  /**
+   * Handles a batch, in log order, inside the transaction that also advances the checkpoint:
+   * write projection rows through `tx` and the rows and the checkpoint commit together.
+   */
+  handle(events: RecordedEvent[], tx: PoolClient): Promise<void>;
+  /** Clears the processor's read model before a rebuild (inside the rebuild transaction). */
+  reset?(tx: PoolClient): Promise<void>;
+  /** Only these event types reach the handler (the checkpoint still advances past the others). */
+  types?: string[];
+  batchSize?: number;
+  /** Idle poll interval: the longest an event waits before a caught-up processor sees it. */
+  pollIntervalMs?: number;
+  leaseMs?: number;
+  instanceId?: string;
+  /** Validation of events read from the log (e.g. EventStore.validated). */
+  decode?(event: RecordedEvent): RecordedEvent;
+  onError?(error: unknown): void;
+}
+
+type State = 'idle' | 'running' | 'stopping' | 'stopped';
+
+/**
+ * Tails a service's event log in commit-safe order and feeds a handler, exactly once per event as
+ * far as the database is concerned. One instance per processor name is active at a time across all
+ * replicas, held by a lease on the checkpoint row; the others wait and take over when it expires.
+ *
+ * Ordering: events are read by (transaction_id, global_position) and only below
+ * pg_snapshot_xmin(pg_current_snapshot()), so a transaction that committed after a later one can
+ * never be skipped (ARCHITECTURE.md §2). Note the fence is cluster-wide: any long transaction on the
+ * server holds every processor back, which is why write transactions are kept short.
+ */
+export class ProcessorRunner {
+  readonly instanceId: string;
+  private readonly q: string;
+  private readonly batchSize: number;
+  private readonly pollIntervalMs: number;
+  private readonly leaseMs: number;
+  private state: State = 'idle';
+  private loop?: Promise<void>;
+  private wake?: () => void;
+  private holdsLease = false;
+  private caughtUpWaiters: Array<() => void> = [];
+  private position: LogPosition = { transactionId: '0', globalPosition: 0n };
+
+  constructor(private readonly options: ProcessorOptions) {
+    this.instanceId = options.instanceId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+    this.q = quoteIdent(options.schema);
+    this.batchSize = options.batchSize ?? 500;
+    this.pollIntervalMs = options.pollIntervalMs ?? 20;
+    this.leaseMs = options.leaseMs ?? 10_000;
+  }
+
+  get name(): string {
+    return this.options.name;
+  }
+
+  get isLeaseHolder(): boolean {
+    return this.holdsLease;
+  }
+
+  start(): void {
+    if (this.state === 'running') return;
+    this.state = 'running';
+    lagByProcessor.set(this.options.name, { schema: this.options.schema, lag: 0 });
+    this.loop = this.run();
+  }
+
+  /** Finishes the batch in hand, then gives the lease up so another instance can take over at once. */
+  async stop(): Promise<void> {
+    if (this.state !== 'running') return;
+    this.state = 'stopping';
+    this.wake?.();
+    await this.loop;
+    if (this.holdsLease) {
+      await this.options.pool
+        .query(`UPDATE ${this.q}.checkpoints SET lease_owner = NULL, lease_expires_at = NULL WHERE processor = $1 AND lease_owner = $2`, [
+          this.options.name,
+          this.instanceId,
+        ])
+        .catch(() => undefined);
+      this.holdsLease = false;
+    }
+    this.state = 'stopped';
+    this.releaseWaiters();
+  }
+
+  /** Simulates a crash: stops polling without releasing the lease (tests and chaos drills). */
+  async kill(): Promise<void> {
+    this.state = 'stopping';
+    this.wake?.();
+    await this.loop;
+    this.holdsLease = false;
+    this.state = 'stopped';
+    this.releaseWaiters();
+  }
+
+  /** Resolves once this instance has handled everything committed before the call. */
+  waitUntilCaughtUp(timeoutMs = 30_000): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`processor ${this.options.name} did not catch up within ${timeoutMs} ms`)), timeoutMs);
+      // Two idle polls: the first may have started before the caller's last commit.
+      let remaining = 2;
+      const waiter = () => {
+        if (--remaining > 0) return this.caughtUpWaiters.push(waiter);
+        clearTimeout(timer);
+        resolve();
+      };
+      this.caughtUpWaiters.push(waiter);
+      this.wake?.();
+    });
+  }
+
+  /**
+   * Replays the log from position 0 into a fresh read model: resets the checkpoint and (through
+   * `reset`) the projection in one transaction, then lets the loop run. Needs the lease.
+   */
+  async rebuild(): Promise<void> {
+    await this.ensureCheckpointRow();
+    const client = await this.options.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rowCount } = await client.query(
+        `UPDATE ${this.q}.checkpoints SET transaction_id = '0', global_position = 0, lease_owner = $2,
+           lease_expires_at = now() + make_interval(secs => $3::double precision / 1000), updated_at = now()
+         WHERE processor = $1 AND (lease_owner IS NULL OR lease_owner = $2 OR lease_expires_at < now())`,
+        [this.options.name, this.instanceId, this.leaseMs],
+      );
+      if (rowCount !== 1) throw new Error(`processor ${this.options.name} is held by another instance; cannot rebuild`);
+      await this.options.reset?.(client);
+      await client.query('COMMIT');
+      this.holdsLease = true;
+      this.position = { transactionId: '0', globalPosition: 0n };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+    this.wake?.();
+  }
+
+  /** Events recorded after this processor's checkpoint. */
+  async lag(): Promise<number> {
+    const { rows } = await this.options.pool.query<{ lag: string }>(
+      `SELECT count(*) AS lag FROM ${this.q}.events e, ${this.q}.checkpoints c
+        WHERE c.processor = $1 AND (e.transaction_id, e.global_position) > (c.transaction_id, c.global_position)`,
+      [this.options.name],
+    );
+    return Number(rows[0]?.lag ?? 0);
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    await this.ensureCheckpointRow().catch((error) => this.report(error));
+    while (this.state === 'running') {
+      try {
+        if (!this.holdsLease) {
+          this.holdsLease = await this.tryAcquireLease();
+          if (!this.holdsLease) {
+            await this.sleep(Math.min(this.leaseMs / 4, 1_000));
+            continue;
+          }
+        }
+        const handled = await this.processBatch();
+        failures = 0;
+        if (handled < this.batchSize) {
+          this.releaseWaiters();
+          if (handled === 0) await this.sleep(this.pollIntervalMs);
+        }
+      } catch (error) {
+        this.report(error);
+        failures++;
+        await this.sleep(Math.min(5_000, 50 * 2 ** Math.min(failures, 7)));
+      }
+    }
+  }
+
+  /** One transaction: fence, lock own checkpoint (lease check), read, handle, advance. */
+  private async processBatch(): Promise<number> {
+    const client = await this.options.pool.connect();
+    let open = false;
+    try {
+      await client.query('BEGIN');
+      open = true;
+      // One statement: the snapshot (and so the fence) is taken when it starts, before the row lock
+      // gives this transaction an xid of its own; the lock proves the lease is still ours.
+      const { rows: joined } = await client.query<EventRow & { cp_tx: string; cp_pos: string; remaining_ms: number }>({
+        name: `hs-processor-batch-${this.options.schema}`,
+        text: `WITH cp AS (
+                 SELECT transaction_id, global_position, pg_snapshot_xmin(pg_current_snapshot()) AS fence,
+                        extract(epoch FROM (lease_expires_at - now())) * 1000 AS remaining_ms
+                   FROM ${this.q}.checkpoints
+                  WHERE processor = $1 AND lease_owner = $2 AND lease_expires_at > now()
+                  FOR UPDATE)
+               SELECT cp.transaction_id::text AS cp_tx, cp.global_position AS cp_pos, cp.remaining_ms, e.*
+                 FROM cp LEFT JOIN LATERAL (
+                   SELECT ${EVENT_COLUMNS} FROM ${this.q}.events ev
+                    WHERE (ev.transaction_id, ev.global_position) > (cp.transaction_id, cp.global_position)
+                      AND ev.transaction_id < cp.fence
+                    ORDER BY ev.transaction_id, ev.global_position
+                    LIMIT $3) e ON true`,
+        values: [this.options.name, this.instanceId, this.batchSize],
+      });
+      if (joined.length === 0) {
+        this.holdsLease = false;
+        await client.query('ROLLBACK');
+        open = false;
+        return 0;
+      }
+      const from = joined[0];
+      const rows = from.event_id === null ? [] : joined;
+      if (rows.length === 0) {
+        if (Number(from.remaining_ms) < this.leaseMs / 2) await this.renewLease(client);
+        await client.query('COMMIT');
+        open = false;
+        this.updateLag(0);
+        return 0;
+      }
+      const events = rows.map((row) => this.decode(toRecordedEvent(row)));
+      const wanted = this.options.types ? events.filter((e) => this.options.types!.includes(e.type)) : events;
+      if (wanted.length > 0) await this.handleInSpan(wanted, client);
+      const last = events[events.length - 1];
+      await client.query(
+        `UPDATE ${this.q}.checkpoints SET transaction_id = $2::xid8, global_position = $3,
+           lease_expires_at = now() + make_interval(secs => $4::double precision / 1000), updated_at = now()
+         WHERE processor = $1`,
+        [this.options.name, last.transactionId, last.globalPosition.toString(), this.leaseMs],
+      );
+      await client.query('COMMIT');
+      open = false;
+      this.position = { transactionId: last.transactionId, globalPosition: last.globalPosition };
+      handledCounter.add(wanted.length, { processor: this.options.name });
+      this.updateLag(rows.length === this.batchSize ? this.batchSize : 0);
+      return rows.length;
+    } finally {
+      if (open) await client.query('ROLLBACK').catch(() => undefined);
+      client.release();
+    }
+  }
+
+  private async handleInSpan(events: RecordedEvent[], client: PoolClient): Promise<void> {
+    await tracer.startActiveSpan(`process ${this.options.name}`, { kind: SpanKind.CONSUMER }, async (span) => {
+      span.setAttributes({ 'headspace.processor': this.options.name, 'headspace.event_count': events.length });
+      try {
+        await this.options.handle(events, client);
+      } catch (error) {
+        span.recordException(error as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  private decode(event: RecordedEvent): RecordedEvent {
+    return this.options.decode ? this.options.decode(event) : event;
+  }
+
+  private async ensureCheckpointRow(): Promise<void> {
+    await this.options.pool.query(`INSERT INTO ${this.q}.checkpoints (processor) VALUES ($1) ON CONFLICT (processor) DO NOTHING`, [
+      this.options.name,
+    ]);
+  }
+
+  private async tryAcquireLease(): Promise<boolean> {
+    const { rowCount } = await this.options.pool.query(
+      `UPDATE ${this.q}.checkpoints
+          SET lease_owner = $2, lease_expires_at = now() + make_interval(secs => $3::double precision / 1000), updated_at = now()
+        WHERE processor = $1 AND (lease_owner IS NULL OR lease_owner = $2 OR lease_expires_at < now())`,
+      [this.options.name, this.instanceId, this.leaseMs],
+    );
+    return rowCount === 1;
+  }
+
+  private async renewLease(client: PoolClient): Promise<void> {
+    await client.query(
+      `UPDATE ${this.q}.checkpoints SET lease_expires_at = now() + make_interval(secs => $3::double precision / 1000)
+        WHERE processor = $1 AND lease_owner = $2`,
+      [this.options.name, this.instanceId, this.leaseMs],
+    );
+  }
+
+  private updateLag(lag: number): void {
+    lagByProcessor.set(this.options.name, { schema: this.options.schema, lag });
+  }
+
+  private releaseWaiters(): void {
+    const waiters = this.caughtUpWaiters;
+    this.caughtUpWaiters = [];
+    for (const waiter of waiters) waiter();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  private report(error: unknown): void {
+    if (this.options.onError) this.options.onError(error);
+    else console.error(`[processor ${this.options.name}]`, error);
+  }
+}

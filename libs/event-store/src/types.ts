@@ -1,0 +1,58 @@
+import type { EventMetadata } from '@headspace/contracts';
+import type { PoolClient, Pool } from 'pg';
+
+/** What the caller believes about the stream before appending. A bigint is an exact version. */
+export type ExpectedVersion = 'any' | 'no-stream' | 'stream-exists' | bigint;
+
+export interface NewEvent<T = unknown> {
+  type: string;
+  data: T;
+  metadata?: EventMetadata;
+}
+
+export interface RecordedEvent<T = unknown> {
+  eventId: string;
+  streamId: string;
+  /** 1 for the first event of a stream. */
+  streamVersion: bigint;
+  globalPosition: bigint;
+  /** xid8 of the writing transaction, as a decimal string. */
+  transactionId: string;
+  category: string;
+  type: string;
+  schemaVersion: number;
+  data: T;
+  metadata: EventMetadata;
+  recordedAt: Date;
+}
+
+export interface AppendOptions {
+  expected: ExpectedVersion;
+  /** Events get ids derived from it, so the same command appended twice records once. */
+  commandId?: string;
+  /** Merged into every event's metadata (correlation, causation, trace context, actor). */
+  metadata?: EventMetadata;
+  /** Append inside the caller's transaction instead of the pool. */
+  client?: PoolClient;
+}
+
+export interface AppendResult {
+  streamId: string;
+  /** The stream's version after the append: the expected version for the next one. */
+  nextExpectedVersion: bigint;
+  firstPosition: bigint;
+  lastPosition: bigint;
+  eventIds: string[];
+  /** True when this command had already been appended and nothing new was written. */
+  replayed: boolean;
+}
+
+/** A log position, ordered by (transactionId, globalPosition). */
+export interface LogPosition {
+  transactionId: string;
+  globalPosition: bigint;
+}
+
+export const LOG_START: LogPosition = { transactionId: '0', globalPosition: 0n };
+
+export type Queryable = Pool | PoolClient;

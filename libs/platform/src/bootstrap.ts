@@ -1,0 +1,77 @@
+import { type DynamicModule, type Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Logger } from 'nestjs-pino';
+import pino from 'pino';
+import type { z } from 'zod';
+import type { BaseConfig } from './config/base-config.schema';
+import { ConfigError } from './config/config-error';
+import { loadConfig } from './config/load-config';
+import { pinoOptions } from './logging/logger-options';
+
+export interface BootstrapOptions<S extends z.ZodType<BaseConfig>> {
+  /** kebab-case service name, e.g. `team-manager`. */
+  service: string;
+  configSchema: S;
+  /** Builds the root module from the parsed config, e.g. `(config) => AppModule.forRoot(config)`. */
+  module: (config: z.output<S>) => DynamicModule | Type;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The Nest app on Fastify with the pino logger, not yet listening (tests call init()). */
+export async function createServiceApp(
+  module: DynamicModule | Type,
+  options: { bufferLogs?: boolean } = {},
+): Promise<NestFastifyApplication> {
+  const app = await NestFactory.create<NestFastifyApplication>(module, new FastifyAdapter(), {
+    bufferLogs: options.bufferLogs ?? true,
+    abortOnError: false,
+  });
+  app.useLogger(app.get(Logger));
+  return app;
+}
+
+/**
+ * Loads config (a ConfigError prints its message to stderr and exits 1), starts the app on
+ * 0.0.0.0:HTTP_PORT and closes it on SIGTERM/SIGINT, force-exiting if shutdown overruns.
+ */
+export async function bootstrapService<S extends z.ZodType<BaseConfig>>(
+  options: BootstrapOptions<S>,
+): Promise<NestFastifyApplication> {
+  let config: z.output<S>;
+  try {
+    config = loadConfig(options.configSchema, options.env ?? process.env, options.service);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+  const log = pino(
+    pinoOptions({ service: options.service, instance: config.SERVICE_INSTANCE_ID, level: config.LOG_LEVEL }),
+  );
+  try {
+    const app = await createServiceApp(options.module(config));
+    app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
+    armShutdownWatchdog(config.SHUTDOWN_TIMEOUT_MS, log);
+    await app.listen(config.HTTP_PORT, '0.0.0.0');
+    log.info({ port: config.HTTP_PORT }, `${options.service} listening on http://0.0.0.0:${config.HTTP_PORT}`);
+    return app;
+  } catch (error) {
+    log.fatal({ err: error }, `${options.service} failed to start`);
+    process.exit(1);
+  }
+}
+
+/** Grace on top of SHUTDOWN_TIMEOUT_MS for the last hooks and the log flush. */
+const WATCHDOG_GRACE_MS = 2_000;
+
+function armShutdownWatchdog(timeoutMs: number, log: pino.Logger): void {
+  const arm = (signal: string) => {
+    setTimeout(() => {
+      log.error({ signal, timeoutMs }, 'shutdown overran SHUTDOWN_TIMEOUT_MS; exiting');
+      process.exit(1);
+    }, timeoutMs + WATCHDOG_GRACE_MS).unref();
+  };
+  process.once('SIGTERM', arm);
+  process.once('SIGINT', arm);
+}

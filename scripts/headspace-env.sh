@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Entry behind `npm start`, `npm test`, `npm run bench`:
+#   bash scripts/headspace-env.sh start|test|bench [args…]
+# Provisions what is missing — Node >= 22.17, node_modules, PostgreSQL and a JetStream nats-server
+# (reusing running ones; see libs/testing/src/infra) — runs migrations, then the command.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+say() { echo "headspace: $*" >&2; }
+
+cmd="${1:-}"
+case "$cmd" in
+  start | test | bench) shift ;;
+  *) echo "usage: bash scripts/headspace-env.sh start|test|bench [args…]" >&2; exit 2 ;;
+esac
+
+# 1. Node
+# shellcheck source=scripts/ensure-node.sh
+source "$ROOT/scripts/ensure-node.sh"
+hs_ensure_node "$ROOT"
+say "using Node $(node -v) ($(command -v node))"
+
+# 2. Dependencies: fresh clone, or package-lock.json changed since the last install.
+if [ ! -d node_modules ] || [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "installing dependencies (npm ci)"
+  ci() { CI=true npm ci --no-audit --no-fund --loglevel=error </dev/null >&2; }
+  if command -v flock >/dev/null 2>&1; then
+    exec 9>/tmp/hs-npm.lock
+    flock 9
+    ci
+    flock -u 9
+  else
+    ci
+  fi
+else
+  say "dependencies up to date"
+fi
+
+export SWC_NODE_PROJECT="$ROOT/tsconfig.json"
+ts() { node -r @swc-node/register "$@"; }
+
+# 3. Infrastructure: the CLI prints DATABASE_URL=… and NATS_URL=… (logs go to stderr).
+infra="$(ts libs/testing/src/infra/ensure-infra.cli.ts)" || { say "cannot continue without PostgreSQL and NATS (see above)"; exit 1; }
+while IFS= read -r line; do
+  case "$line" in
+    DATABASE_URL=* | NATS_URL=*) export "${line?}" ;;
+  esac
+done <<<"$infra"
+: "${DATABASE_URL:?ensure-infra printed no DATABASE_URL}" "${NATS_URL:?ensure-infra printed no NATS_URL}"
+
+# 4. Migrations
+if [ -f libs/event-store/src/migrate.cli.ts ]; then
+  say "migrating the event store"
+  ts libs/event-store/src/migrate.cli.ts
+else
+  say "no libs/event-store/src/migrate.cli.ts yet; skipping migrations"
+fi
+
+# 5. The command
+case "$cmd" in
+  start)
+    exec node -r @swc-node/register scripts/start.ts "$@"
+    ;;
+  test)
+    say "type-checking (tsc)"
+    npx tsc -p tsconfig.json --noEmit
+    if compgen -G "eslint.config.*" >/dev/null || compgen -G ".eslintrc*" >/dev/null; then
+      say "linting (eslint)"
+      npx eslint .
+    else
+      say "no eslint config yet; skipping lint"
+    fi
+    say "running tests (vitest)"
+    exec npx vitest run "$@"
+    ;;
+  bench)
+    exec node -r @swc-node/register bench/run.ts "$@"
+    ;;
+esac

@@ -1,0 +1,171 @@
+/**
+ * `npm start` supervisor (run by scripts/headspace-env.sh after infrastructure and migrations):
+ * spawns the five services, prefixes their output, waits for every GET /health/ready to answer
+ * 200, prints where each listens, and stops them all on Ctrl-C / SIGTERM.
+ *
+ * Env: HS_<APP>_PORT (e.g. HS_GATEWAY_PORT, HS_COST_GOVERNOR_PORT), HS_READY_TIMEOUT_MS (default
+ * 120000), HS_STOP_GRACE_MS (default 10000), LOG_LEVEL; DATABASE_URL and NATS_URL are passed on.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { tcpOpen } from '../libs/testing/src/infra/util';
+
+const SERVICES = [
+  { name: 'gateway', port: 3000 },
+  { name: 'team-manager', port: 3001 },
+  { name: 'orchestrator', port: 3002 },
+  { name: 'cost-governor', port: 3003 },
+  { name: 'ops-leon', port: 3004 },
+] as const;
+
+const ROOT = join(__dirname, '..');
+const READY_TIMEOUT_MS = Number(process.env.HS_READY_TIMEOUT_MS ?? 120_000);
+const STOP_GRACE_MS = Number(process.env.HS_STOP_GRACE_MS ?? 10_000);
+const LOG_TAIL = 15;
+const COLORS = [36, 33, 35, 32, 34];
+const useColor = process.stdout.isTTY && !process.env.NO_COLOR;
+const width = Math.max(...SERVICES.map((s) => s.name.length));
+
+interface Running {
+  name: string;
+  port: number;
+  child: ChildProcess;
+  tail: string[];
+  exited?: string;
+}
+
+const say = (message: string) => process.stderr.write(`headspace: ${message}\n`);
+
+function portFor(name: string, fallback: number): number {
+  const raw = process.env[`HS_${name.toUpperCase().replace(/-/g, '_')}_PORT`];
+  const port = raw ? Number(raw) : fallback;
+  if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new Error(`invalid port "${raw}" for ${name}`);
+  return port;
+}
+
+function launch(name: string, port: number, index: number): Running {
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', join('apps', name, 'src', 'main.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, HTTP_PORT: String(port), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', SERVICE_NAME: name },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const running: Running = { name, port, child, tail: [] };
+  const label = name.padEnd(width);
+  const prefix = useColor ? `\x1b[${COLORS[index % COLORS.length]}m${label}\x1b[0m | ` : `${label} | `;
+  for (const stream of [child.stdout, child.stderr]) {
+    if (!stream) continue;
+    createInterface({ input: stream }).on('line', (line) => {
+      running.tail.push(line);
+      if (running.tail.length > LOG_TAIL) running.tail.shift();
+      process.stdout.write(`${prefix}${line}\n`);
+    });
+  }
+  child.once('exit', (code, signal) => (running.exited = signal ? `signal ${signal}` : `exit code ${code}`));
+  child.once('error', (error) => (running.exited = error.message));
+  return running;
+}
+
+async function ready(port: number): Promise<boolean> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/health/ready`, { signal: AbortSignal.timeout(2_000) });
+    await res.body?.cancel();
+    return res.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+async function waitUntilReady(services: Running[]): Promise<Running[]> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  const pending = new Set(services);
+  while (pending.size > 0 && Date.now() < deadline) {
+    for (const service of [...pending]) {
+      if (service.exited) return [service];
+      if (await ready(service.port)) {
+        pending.delete(service);
+        say(`${service.name} is ready on port ${service.port}`);
+      }
+    }
+    if (pending.size > 0) await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return [...pending];
+}
+
+function stopAll(services: Running[]): Promise<void> {
+  return Promise.all(
+    services.map(
+      ({ child }) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+          child.once('exit', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          child.kill('SIGTERM');
+        }),
+    ),
+  ).then(() => undefined);
+}
+
+async function main(): Promise<number> {
+  const plan = SERVICES.map((s) => ({ name: s.name, port: portFor(s.name, s.port) }));
+  const missing = plan.filter((s) => !existsSync(join(ROOT, 'apps', s.name, 'src', 'main.ts')));
+  if (missing.length) {
+    say(`cannot start: missing ${missing.map((s) => `apps/${s.name}/src/main.ts`).join(', ')}`);
+    return 1;
+  }
+  for (const { name, port } of plan) {
+    if (await tcpOpen('127.0.0.1', port, 500)) {
+      say(`cannot start: port ${port} for ${name} is already in use (set HS_${name.toUpperCase().replace(/-/g, '_')}_PORT)`);
+      return 1;
+    }
+  }
+
+  say(`starting ${plan.map((s) => s.name).join(', ')} (DATABASE_URL and NATS_URL from the environment)`);
+  const services = plan.map((s, i) => launch(s.name, s.port, i));
+  let stopping = false;
+  const shutdown = async (why: string, code: number) => {
+    if (stopping) return;
+    stopping = true;
+    say(`${why}: stopping all services (SIGTERM, SIGKILL after ${STOP_GRACE_MS} ms)`);
+    await stopAll(services);
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT', 130));
+  process.on('SIGTERM', () => void shutdown('SIGTERM', 143));
+
+  const failed = await waitUntilReady(services);
+  if (failed.length) {
+    for (const s of failed) {
+      const state = s.exited ? `exited (${s.exited})` : `not ready after ${READY_TIMEOUT_MS} ms`;
+      say(`${s.name} ${state} — last log lines:\n${s.tail.map((l) => `    ${l}`).join('\n') || '    (no output)'}`);
+    }
+    await shutdown(`failed to start: ${failed.map((s) => s.name).join(', ')}`, 1);
+    return 1;
+  }
+
+  const rows = services.map((s) => [s.name, `http://127.0.0.1:${s.port}`, `/metrics`, `/health/ready`]);
+  const head = ['service', 'url', 'metrics', 'health'];
+  const cols = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (r: string[]) => r.map((c, i) => c.padEnd(cols[i])).join('  ');
+  process.stdout.write(`\n${line(head)}\n${cols.map((w) => '-'.repeat(w)).join('  ')}\n${rows.map(line).join('\n')}\n\n`);
+  say('all services ready; Ctrl-C stops them');
+
+  for (const s of services) {
+    const died = () => void shutdown(`${s.name} stopped unexpectedly (${s.exited ?? 'exited'})`, 1);
+    if (s.exited) died();
+    else s.child.once('exit', died);
+  }
+  return new Promise<number>(() => undefined); // run until a signal or a service exit
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    say(`start failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);
