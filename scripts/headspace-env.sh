@@ -24,7 +24,13 @@ say "using Node $(node -v) ($(command -v node))"
 # 2. Dependencies: fresh clone, or package-lock.json changed since the last install.
 if [ ! -d node_modules ] || [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "installing dependencies (npm ci)"
-  ci() { CI=true npm ci --no-audit --no-fund --loglevel=error </dev/null >&2; }
+  ci() {
+    CI=true npm ci --no-audit --no-fund --loglevel=error </dev/null >&2 && return 0
+    # e.g. a registry mirror lacking some platforms' optional packages named in the lock:
+    # install from the lock without rewriting it.
+    say "npm ci failed; falling back to npm install --no-save (package-lock.json is left unchanged)"
+    CI=true npm install --no-save --no-audit --no-fund --loglevel=error </dev/null >&2
+  }
   if command -v flock >/dev/null 2>&1; then
     exec 9>/tmp/hs-npm.lock
     flock 9
@@ -49,24 +55,24 @@ while IFS= read -r line; do
 done <<<"$infra"
 : "${DATABASE_URL:?ensure-infra printed no DATABASE_URL}" "${NATS_URL:?ensure-infra printed no NATS_URL}"
 
-# 4. Migrations
-if [ -f libs/event-store/src/migrate.cli.ts ]; then
-  say "migrating the event store"
-  ts libs/event-store/src/migrate.cli.ts
-else
-  say "no libs/event-store/src/migrate.cli.ts yet; skipping migrations"
-fi
+# 4. Build (SWC, about a second) and migrations
+say "building (swc → dist/)"
+bash scripts/build.sh
+say "migrating the service schemas"
+node dist/scripts/migrate.js
 
 # 5. The command
 case "$cmd" in
   start)
-    exec node -r @swc-node/register scripts/start.ts "$@"
+    exec node dist/scripts/start.js "$@"
     ;;
   test)
     say "type-checking (tsc)"
     npx tsc -p tsconfig.json --noEmit
     if compgen -G "eslint.config.*" >/dev/null || compgen -G ".eslintrc*" >/dev/null; then
       say "linting (eslint)"
+      # The module-boundary rule reads Nx's project graph; compute it once instead of per file.
+      NX_DAEMON=false npx nx show projects >/dev/null
       npx eslint .
     else
       say "no eslint config yet; skipping lint"
@@ -75,6 +81,6 @@ case "$cmd" in
     exec npx vitest run "$@"
     ;;
   bench)
-    exec node -r @swc-node/register bench/run.ts "$@"
+    exec node dist/bench/run.js "$@"
     ;;
 esac

@@ -45,8 +45,14 @@ function portFor(name: string, fallback: number): number {
   return port;
 }
 
+/** Compiled output when running from dist/ (npm start), TypeScript through SWC otherwise. */
+function entrypoint(name: string): string[] {
+  const compiled = join(__dirname, '..', 'apps', name, 'src', 'main.js');
+  return existsSync(compiled) ? [compiled] : ['-r', '@swc-node/register', join(ROOT, 'apps', name, 'src', 'main.ts')];
+}
+
 function launch(name: string, port: number, index: number): Running {
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', join('apps', name, 'src', 'main.ts')], {
+  const child = spawn(process.execPath, entrypoint(name), {
     cwd: ROOT,
     env: { ...process.env, HTTP_PORT: String(port), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', SERVICE_NAME: name },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -112,7 +118,7 @@ function stopAll(services: Running[]): Promise<void> {
 
 async function main(): Promise<number> {
   const plan = SERVICES.map((s) => ({ name: s.name, port: portFor(s.name, s.port) }));
-  const missing = plan.filter((s) => !existsSync(join(ROOT, 'apps', s.name, 'src', 'main.ts')));
+  const missing = plan.filter((s) => !existsSync(join(ROOT, 'apps', s.name, 'src', 'main.ts')) && !existsSync(join(__dirname, '..', 'apps', s.name, 'src', 'main.js')));
   if (missing.length) {
     say(`cannot start: missing ${missing.map((s) => `apps/${s.name}/src/main.ts`).join(', ')}`);
     return 1;

@@ -13,7 +13,7 @@ describe('team-manager app module', () => {
     db = await createTestDatabase('team-manager-app');
     const config = loadConfig(
       configSchema,
-      { DATABASE_URL: db.url, NATS_URL: process.env.NATS_URL, LOG_LEVEL: 'warn' },
+      { DATABASE_URL: db.url, NATS_URL: process.env.NATS_URL, LOG_LEVEL: 'warn', HS_NAMESPACE: `tm-app-${process.pid}` },
       SERVICE,
     );
     app = await createServiceApp(AppModule.forRoot(config), { bufferLogs: false });

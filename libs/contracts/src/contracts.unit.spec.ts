@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { EventRegistry, HeadspaceError, ValidationError, defineCommand, defineEvent, httpStatusForCode, parseOrThrow } from './index';
+import { EventRegistry, HeadspaceError, ValidationError, defineCommand, defineEvent, eventSubject, httpStatusForCode, namespacedStreamName, parseOrThrow, setSubjectNamespace } from './index';
 
 describe('contracts', () => {
   const created = defineEvent({ service: 'team-manager', category: 'team', name: 'created', schema: z.object({ name: z.string() }) });
@@ -9,6 +9,19 @@ describe('contracts', () => {
     expect(created.type).toBe('team.created');
     expect(created.subject).toBe('hs.evt.team-manager.team.created');
     expect(created.schemaVersion).toBe(1);
+  });
+
+  it('a namespace prefixes every subject and stream name, and a bad one is refused', () => {
+    setSubjectNamespace('ci-7');
+    try {
+      expect(created.subject).toBe('ci-7.hs.evt.team-manager.team.created');
+      expect(namespacedStreamName('HS_EVT_TEAM_MANAGER')).toBe('CI_7_HS_EVT_TEAM_MANAGER');
+      expect(eventSubject('team-manager', 'team.created')).toBe('ci-7.hs.evt.team-manager.team.created');
+    } finally {
+      setSubjectNamespace('');
+    }
+    expect(created.subject).toBe('hs.evt.team-manager.team.created');
+    expect(() => setSubjectNamespace('Bad Space')).toThrow(/HS_NAMESPACE/);
   });
 
   it('commands and queries get hs.cmd / hs.qry subjects', () => {

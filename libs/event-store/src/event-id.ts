@@ -16,3 +16,8 @@ export function categoryOf(streamId: string): string {
   const dash = streamId.indexOf('-');
   return dash > 0 ? streamId.slice(0, dash) : streamId;
 }
+
+/** An entity id a command creates, derived from the command id so a retried command creates the same one. */
+export function idFromCommand(commandId: string, purpose: string): string {
+  return uuidv5(`${purpose}\u0000${commandId}`, EVENT_ID_NAMESPACE);
+}

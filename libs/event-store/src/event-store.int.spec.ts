@@ -89,6 +89,8 @@ describe('append and read', () => {
     const again = await store.append(id, [ev(1), ev(2)], { expected: 'no-stream', commandId });
     expect(first.replayed).toBe(false);
     expect(again).toEqual({ ...first, replayed: true });
+    expect(await store.priorResult(id, commandId)).toEqual({ ...first, replayed: true });
+    expect(await store.priorResult(id, 'never-ran')).toBeNull();
     expect(await store.readStream(id)).toHaveLength(2);
     const concurrent = await Promise.all(Array.from({ length: 8 }, () => store.append(id, [ev(3)], { expected: 'any', commandId: 'twin' })));
     expect(new Set(concurrent.map((r) => r.lastPosition)).size).toBe(1);

@@ -1,4 +1,5 @@
-import { SpanKind, SpanStatusCode, metrics, trace } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { meter } from '@headspace/telemetry';
 import type { EventRegistry } from '@headspace/contracts';
 import type { Pool } from 'pg';
 import { appendStatements, type CasKind } from './append-sql';
@@ -9,7 +10,7 @@ import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from './row-mapping';
 import type { AppendOptions, AppendResult, ExpectedVersion, NewEvent, Queryable, RecordedEvent } from './types';
 
 const tracer = trace.getTracer('headspace.event-store');
-const appended = metrics.getMeter('headspace').createCounter('headspace.events.appended', {
+const appended = meter.createCounter('headspace.events.appended', {
   description: 'Events appended to the event store',
 });
 
@@ -93,6 +94,28 @@ export class EventStore {
   validated<E extends RecordedEvent>(event: E): E {
     if (!this.registry) return event;
     return { ...event, data: this.registry.parse(event.type, event.data) };
+  }
+
+  /**
+   * The result of a command that already appended to this stream (same command id), or null: command
+   * handlers check it before deciding, so a retry is answered as the first attempt was even when the
+   * state has moved on since (a retried "create" must not become "already exists").
+   */
+  async priorResult(streamId: string, commandId: string, db: Queryable = this.pool): Promise<AppendResult | null> {
+    const { rows } = await db.query<{ event_id: string; stream_version: string; global_position: string }>(
+      `SELECT event_id, stream_version, global_position FROM ${this.q}.events
+        WHERE stream_id = $1 AND metadata ->> 'commandId' = $2 ORDER BY stream_version`,
+      [streamId, commandId],
+    );
+    if (rows.length === 0) return null;
+    return {
+      streamId,
+      nextExpectedVersion: BigInt(rows[rows.length - 1].stream_version),
+      firstPosition: BigInt(rows[0].global_position),
+      lastPosition: BigInt(rows[rows.length - 1].global_position),
+      eventIds: rows.map((r) => r.event_id),
+      replayed: true,
+    };
   }
 
   /** The original result of a command whose events are already recorded. */

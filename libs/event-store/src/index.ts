@@ -8,3 +8,4 @@ export * from './decider-spec';
 export * from './migrate';
 export * from './processor/processor-runner';
 export { EVENT_COLUMNS } from './row-mapping';
+export { quoteIdent } from './quote-ident';

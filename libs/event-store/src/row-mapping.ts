@@ -4,7 +4,8 @@ import type { RecordedEvent } from './types';
 // The xid8 is cast to text under a name of its own: aliased as `transaction_id`, an
 // `ORDER BY transaction_id` would silently sort by the text ("10" < "9") instead of the index.
 export const EVENT_COLUMNS =
-  'global_position, transaction_id::text AS tx_id, event_id, stream_id, stream_version, category, type, schema_version, data, metadata, recorded_at';
+  'global_position, transaction_id::text AS tx_id, event_id, stream_id, stream_version, category, type, schema_version, data, metadata, ' +
+  '(extract(epoch FROM recorded_at) * 1000)::float8 AS recorded_ms';
 
 export interface EventRow {
   global_position: string;
@@ -17,7 +18,7 @@ export interface EventRow {
   schema_version: number;
   data: unknown;
   metadata: EventMetadata;
-  recorded_at: Date;
+  recorded_ms: number;
 }
 
 export function toRecordedEvent(row: EventRow): RecordedEvent {
@@ -32,6 +33,6 @@ export function toRecordedEvent(row: EventRow): RecordedEvent {
     schemaVersion: row.schema_version,
     data: row.data,
     metadata: row.metadata,
-    recordedAt: row.recorded_at,
+    recordedAt: new Date(row.recorded_ms),
   };
 }

@@ -2,6 +2,7 @@ export { bootstrapService, createServiceApp, type BootstrapOptions } from './boo
 export { PlatformModule, type PlatformModuleOptions } from './platform.module';
 export {
   APP_CONFIG,
+  MIGRATIONS_DIRS,
   NATS_CONNECTION,
   PG_POOL,
   SERVICE_NAME,
@@ -22,3 +23,4 @@ export { connectNats, type NatsConnection, type NatsConnectionOptions } from './
 export { redactSecrets, redactDeep, REDACT_PATHS } from './logging/redaction';
 export { pinoOptions, type LoggerSettings } from './logging/logger-options';
 export { ShutdownState } from './lifecycle/shutdown-state';
+export { EventRelayService } from './event-sourcing/event-relay.service';

@@ -1,8 +1,10 @@
 import { Global, Logger, Module, type DynamicModule } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
+import { setSubjectNamespace } from '@headspace/contracts';
 import { LoggerModule } from 'nestjs-pino';
 import type { BaseConfig } from './config/base-config.schema';
 import { createPgPool } from './database/pg-pool';
+import { EventRelayService } from './event-sourcing/event-relay.service';
 import { HealthController } from './health/health.controller';
 import { PlatformLifecycle } from './lifecycle/platform-lifecycle.service';
 import { ShutdownState } from './lifecycle/shutdown-state';
@@ -13,6 +15,7 @@ import {
   APP_CONFIG,
   NATS_CONNECTION,
   PG_POOL,
+  MIGRATIONS_DIRS,
   SERVICE_NAME,
   SERVICE_SCHEMA,
   serviceSchemaName,
@@ -22,12 +25,17 @@ export interface PlatformModuleOptions<C extends BaseConfig = BaseConfig> {
   /** kebab-case service name, e.g. `team-manager`. */
   service: string;
   config: C;
+  /** The service's own SQL migrations (projections), applied after the event store's. */
+  migrationsDirs?: string[];
+  /** Relay the service's events to JetStream (every service that owns streams). */
+  publishEvents?: boolean;
 }
 
 @Global()
 @Module({})
 export class PlatformModule {
-  static forRoot<C extends BaseConfig>({ service, config }: PlatformModuleOptions<C>): DynamicModule {
+  static forRoot<C extends BaseConfig>({ service, config, migrationsDirs = [], publishEvents = false }: PlatformModuleOptions<C>): DynamicModule {
+    setSubjectNamespace(config.HS_NAMESPACE);
     const instance = `${service}-${config.SERVICE_INSTANCE_ID}`;
     return {
       module: PlatformModule,
@@ -43,6 +51,7 @@ export class PlatformModule {
         { provide: SERVICE_NAME, useValue: service },
         { provide: APP_CONFIG, useValue: config },
         { provide: SERVICE_SCHEMA, useValue: serviceSchemaName(service) },
+        { provide: MIGRATIONS_DIRS, useValue: migrationsDirs },
         {
           provide: PG_POOL,
           useFactory: () => {
@@ -61,8 +70,9 @@ export class PlatformModule {
         },
         ShutdownState,
         PlatformLifecycle,
+        ...(publishEvents ? [EventRelayService] : []),
       ],
-      exports: [APP_CONFIG, PG_POOL, NATS_CONNECTION, SERVICE_SCHEMA, SERVICE_NAME],
+      exports: [APP_CONFIG, PG_POOL, NATS_CONNECTION, SERVICE_SCHEMA, SERVICE_NAME, ...(publishEvents ? [EventRelayService] : [])],
     };
   }
 }

@@ -13,3 +13,5 @@ export const SERVICE_NAME = Symbol.for('headspace.SERVICE_NAME');
 export function serviceSchemaName(service: string): string {
   return service.replace(/-/g, '_');
 }
+/** Folders of the service's own SQL migrations. */
+export const MIGRATIONS_DIRS = Symbol.for('headspace.MIGRATIONS_DIRS');

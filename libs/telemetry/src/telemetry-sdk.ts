@@ -1,8 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { hostname } from 'node:os';
 import { context, metrics, propagation, trace } from '@opentelemetry/api';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  defaultResource,
+  envDetector,
+  hostDetector,
+  osDetector,
+  resourceFromAttributes,
+} from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import {
   BatchSpanProcessor,
@@ -18,6 +25,8 @@ import { propagator } from './propagation';
 export interface TelemetryOptions {
   serviceName: string;
   serviceVersion?: string;
+  /** Defaults to SERVICE_INSTANCE_ID, else hostname-pid (the platform's default for that variable). */
+  serviceInstanceId?: string;
   /** Defaults to process.env; read for OTEL_EXPORTER_OTLP_ENDPOINT and HEADSPACE_OTEL_CONSOLE. */
   env?: NodeJS.ProcessEnv;
 }
@@ -48,8 +57,13 @@ export function startTelemetry(options: TelemetryOptions): { exporters: string[]
         [ATTR_SERVICE_NAME]: options.serviceName,
         ...(options.serviceVersion ? { [ATTR_SERVICE_VERSION]: options.serviceVersion } : {}),
         'service.namespace': 'headspace',
+        'service.instance.id':
+          options.serviceInstanceId ?? env.SERVICE_INSTANCE_ID ?? `${hostname()}-${process.pid}`,
+        'process.pid': process.pid,
       }),
     ),
+    // Not the process detector: it would publish the command line, which may carry secrets.
+    resourceDetectors: [hostDetector, osDetector, envDetector],
     spanProcessors: processors,
     metricReaders: [prometheus],
     // Without this the SDK wires a default OTLP log exporter that retries against localhost.

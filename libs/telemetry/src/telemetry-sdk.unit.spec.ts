@@ -33,11 +33,13 @@ describe('telemetry sdk lifecycle', () => {
     expect(isTelemetryStarted()).toBe(false);
     expect((await scrape()).status).toBe(503);
 
-    startTelemetry({ serviceName: 'telemetry-spec', env: {} });
+    startTelemetry({ serviceName: 'telemetry-spec', serviceInstanceId: 'spec-1', env: {} });
     earlyCounter.add(3, { persona: 'con' });
     const { status, body } = await scrape();
     expect(status).toBe(200);
     expect(body).toMatch(/^hs_spec_early_total\{persona="con"(,[^}]*)?\} 3$/m);
+    expect(body).toMatch(/^target_info\{.*service_name="telemetry-spec".*service_instance_id="spec-1"/m);
+    expect(body).not.toContain('process_command_args');
     expect(body).toMatch(/^hs_spec_gauge\{kind="observed"(,[^}]*)?\} 42$/m);
   });
 

@@ -1,4 +1,4 @@
 export * from './test-database';
 export * from './wait-for';
-// infra re-export added when libs/testing/src/infra/index.ts lands
+export * from './infra';
 

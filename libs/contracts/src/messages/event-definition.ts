@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ErrorCodes } from '../errors/error-codes';
 import { HeadspaceError } from '../errors/headspace-error';
 import { parseOrThrow } from '../errors/validation-error';
+import { namespacedSubject } from './namespace';
 import type { ServiceName } from './service-names';
 
 /**
@@ -30,6 +31,7 @@ export function defineEvent<S extends z.ZodType, C extends string, N extends str
   if (!token.test(def.category) || !token.test(def.name)) {
     throw new Error(`event category and name must be lowercase subject tokens: ${def.category}.${def.name}`);
   }
+  const subject = `hs.evt.${def.service}.${def.category}.${def.name}`;
   return {
     service: def.service,
     category: def.category,
@@ -37,13 +39,18 @@ export function defineEvent<S extends z.ZodType, C extends string, N extends str
     type: `${def.category}.${def.name}`,
     schemaVersion: def.schemaVersion ?? 1,
     schema: def.schema,
-    subject: `hs.evt.${def.service}.${def.category}.${def.name}`,
+    get subject() {
+      return namespacedSubject(subject);
+    },
   };
 }
 
 export type EventData<D> = D extends EventDefinition<infer S> ? z.output<S> : never;
 
-export const eventSubjectWildcard = (service?: ServiceName) => (service ? `hs.evt.${service}.>` : 'hs.evt.>');
+export const eventSubjectWildcard = (service?: ServiceName) => namespacedSubject(service ? `hs.evt.${service}.>` : 'hs.evt.>');
+
+/** The subject an event of `type` (`<category>.<name>`) owned by `service` is published on. */
+export const eventSubject = (service: string, type: string) => namespacedSubject(`hs.evt.${service}.${type}`);
 
 /** The events a store accepts. Validation on append and on read goes through here. */
 export class EventRegistry {

@@ -1,3 +1,4 @@
 export * from './service-names';
 export * from './event-definition';
 export * from './request-definition';
+export * from './namespace';

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { namespacedSubject } from './namespace';
 import type { ServiceName } from './service-names';
 
 /**
@@ -18,8 +19,14 @@ function define<Req extends z.ZodType, Res extends z.ZodType>(
   kind: 'command' | 'query',
   def: { service: ServiceName; name: string; request: Req; response: Res },
 ): RequestDefinition<Req, Res> {
-  const prefix = kind === 'command' ? 'cmd' : 'qry';
-  return { kind, ...def, subject: `hs.${prefix}.${def.service}.${def.name}` };
+  const subject = `hs.${kind === 'command' ? 'cmd' : 'qry'}.${def.service}.${def.name}`;
+  return {
+    kind,
+    ...def,
+    get subject() {
+      return namespacedSubject(subject);
+    },
+  };
 }
 
 export const defineCommand = <Req extends z.ZodType, Res extends z.ZodType>(def: {

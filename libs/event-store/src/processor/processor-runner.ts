@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { SpanKind, SpanStatusCode, metrics, trace } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { meter } from '@headspace/telemetry';
 import type { Pool, PoolClient } from 'pg';
 import { quoteIdent } from '../quote-ident';
 import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from '../row-mapping';
-import type { LogPosition, RecordedEvent } from '../types';
+import type { RecordedEvent } from '../types';
 
 const tracer = trace.getTracer('headspace.event-store');
-const meter = metrics.getMeter('headspace');
 const lagGauge = meter.createObservableGauge('headspace.processor.lag', {
   description: 'Events recorded but not yet handled by a processor',
 });
@@ -63,8 +63,9 @@ export class ProcessorRunner {
   private loop?: Promise<void>;
   private wake?: () => void;
   private holdsLease = false;
-  private caughtUpWaiters: Array<() => void> = [];
-  private position: LogPosition = { transactionId: '0', globalPosition: 0n };
+  private lastFence = 0n;
+  private polls = 0;
+  private caughtUpWaiters: Array<{ horizon: bigint; resolve: () => void }> = [];
 
   constructor(private readonly options: ProcessorOptions) {
     this.instanceId = options.instanceId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -76,6 +77,11 @@ export class ProcessorRunner {
 
   get name(): string {
     return this.options.name;
+  }
+
+  /** Completed polls of the log (batches and idle looks alike). */
+  get pollCount(): number {
+    return this.polls;
   }
 
   get isLeaseHolder(): boolean {
@@ -118,17 +124,20 @@ export class ProcessorRunner {
     this.releaseWaiters();
   }
 
-  /** Resolves once this instance has handled everything committed before the call. */
-  waitUntilCaughtUp(timeoutMs = 30_000): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`processor ${this.options.name} did not catch up within ${timeoutMs} ms`)), timeoutMs);
-      // Two idle polls: the first may have started before the caller's last commit.
-      let remaining = 2;
-      const waiter = () => {
-        if (--remaining > 0) return this.caughtUpWaiters.push(waiter);
-        clearTimeout(timer);
-        resolve();
-      };
+  /**
+   * Resolves once this instance has handled everything committed before the call: the horizon is
+   * the next transaction id at call time, and a poll counts only when its fence has passed it (the
+   * fence is cluster-wide, so a long transaction elsewhere delays this, never fools it).
+   */
+  async waitUntilCaughtUp(timeoutMs = 30_000): Promise<void> {
+    const { rows } = await this.options.pool.query<{ horizon: string }>('SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS horizon');
+    const horizon = BigInt(rows[0].horizon);
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.caughtUpWaiters = this.caughtUpWaiters.filter((w) => w !== waiter);
+        reject(new Error(`processor ${this.options.name} did not catch up within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const waiter = { horizon, resolve: () => (clearTimeout(timer), resolve()) };
       this.caughtUpWaiters.push(waiter);
       this.wake?.();
     });
@@ -153,7 +162,6 @@ export class ProcessorRunner {
       await this.options.reset?.(client);
       await client.query('COMMIT');
       this.holdsLease = true;
-      this.position = { transactionId: '0', globalPosition: 0n };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
@@ -186,9 +194,10 @@ export class ProcessorRunner {
           }
         }
         const handled = await this.processBatch();
+        this.polls++;
         failures = 0;
         if (handled < this.batchSize) {
-          this.releaseWaiters();
+          this.releaseWaiters(this.lastFence);
           if (handled === 0) await this.sleep(this.pollIntervalMs);
         }
       } catch (error) {
@@ -208,7 +217,7 @@ export class ProcessorRunner {
       open = true;
       // One statement: the snapshot (and so the fence) is taken when it starts, before the row lock
       // gives this transaction an xid of its own; the lock proves the lease is still ours.
-      const { rows: joined } = await client.query<EventRow & { cp_tx: string; cp_pos: string; remaining_ms: number }>({
+      const { rows: joined } = await client.query<EventRow & { cp_tx: string; cp_pos: string; remaining_ms: number; fence_tx: string }>({
         name: `hs-processor-batch-${this.options.schema}`,
         text: `WITH cp AS (
                  SELECT transaction_id, global_position, pg_snapshot_xmin(pg_current_snapshot()) AS fence,
@@ -216,7 +225,7 @@ export class ProcessorRunner {
                    FROM ${this.q}.checkpoints
                   WHERE processor = $1 AND lease_owner = $2 AND lease_expires_at > now()
                   FOR UPDATE)
-               SELECT cp.transaction_id::text AS cp_tx, cp.global_position AS cp_pos, cp.remaining_ms, e.*
+               SELECT cp.transaction_id::text AS cp_tx, cp.global_position AS cp_pos, cp.remaining_ms, cp.fence::text AS fence_tx, e.*
                  FROM cp LEFT JOIN LATERAL (
                    SELECT ${EVENT_COLUMNS} FROM ${this.q}.events ev
                     WHERE (ev.transaction_id, ev.global_position) > (cp.transaction_id, cp.global_position)
@@ -233,6 +242,7 @@ export class ProcessorRunner {
       }
       const from = joined[0];
       const rows = from.event_id === null ? [] : joined;
+      this.lastFence = BigInt(from.fence_tx);
       if (rows.length === 0) {
         if (Number(from.remaining_ms) < this.leaseMs / 2) await this.renewLease(client);
         await client.query('COMMIT');
@@ -252,7 +262,6 @@ export class ProcessorRunner {
       );
       await client.query('COMMIT');
       open = false;
-      this.position = { transactionId: last.transactionId, globalPosition: last.globalPosition };
       handledCounter.add(wanted.length, { processor: this.options.name });
       this.updateLag(rows.length === this.batchSize ? this.batchSize : 0);
       return rows.length;
@@ -309,10 +318,11 @@ export class ProcessorRunner {
     lagByProcessor.set(this.options.name, { schema: this.options.schema, lag });
   }
 
-  private releaseWaiters(): void {
-    const waiters = this.caughtUpWaiters;
-    this.caughtUpWaiters = [];
-    for (const waiter of waiters) waiter();
+  /** Releases the waiters whose horizon the last fence has reached (all of them when stopping). */
+  private releaseWaiters(fence?: bigint): void {
+    const ready = this.caughtUpWaiters.filter((w) => fence === undefined || fence >= w.horizon);
+    this.caughtUpWaiters = this.caughtUpWaiters.filter((w) => !ready.includes(w));
+    for (const waiter of ready) waiter.resolve();
   }
 
   private sleep(ms: number): Promise<void> {

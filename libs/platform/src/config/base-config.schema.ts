@@ -66,6 +66,11 @@ export const baseConfigSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
   MIGRATE_ON_START: z.stringbool({ error: 'must be true or false' }).default(true),
   PG_POOL_MAX: positiveInt(10),
+  /** Prefix of every NATS subject and stream (see contracts' namespace.ts); empty for none. */
+  HS_NAMESPACE: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,31}$/, { error: 'must be 1-32 lowercase letters, digits or dashes' })
+    .optional(),
 });
 
 export type BaseConfig = z.output<typeof baseConfigSchema>;

@@ -11,7 +11,7 @@ import { migrate } from '@headspace/event-store';
 import { shutdownTelemetry } from '@headspace/telemetry';
 import type { Pool } from 'pg';
 import type { BaseConfig } from '../config/base-config.schema';
-import { APP_CONFIG, NATS_CONNECTION, PG_POOL, SERVICE_SCHEMA } from '../platform.tokens';
+import { APP_CONFIG, MIGRATIONS_DIRS, NATS_CONNECTION, PG_POOL, SERVICE_SCHEMA } from '../platform.tokens';
 import { ShutdownState } from './shutdown-state';
 import { within } from './within';
 
@@ -29,13 +29,14 @@ export class PlatformLifecycle implements OnModuleInit, BeforeApplicationShutdow
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(NATS_CONNECTION) private readonly nats: NatsConnection,
     @Inject(SERVICE_SCHEMA) private readonly schema: string,
+    @Inject(MIGRATIONS_DIRS) private readonly migrationsDirs: string[],
     private readonly state: ShutdownState,
   ) {}
 
   async onModuleInit(): Promise<void> {
     void this.watchNatsStatus();
     if (!this.config.MIGRATE_ON_START) return;
-    const applied = await migrate(this.pool, { schema: this.schema });
+    const applied = await migrate(this.pool, { schema: this.schema, dirs: this.migrationsDirs });
     this.logger.log(
       applied.length ? `migrated schema ${this.schema}: ${applied.join(', ')}` : `schema ${this.schema} is up to date`,
     );
@@ -61,6 +62,8 @@ export class PlatformLifecycle implements OnModuleInit, BeforeApplicationShutdow
       this.logger.warn('PostgreSQL pool did not close before the shutdown timeout');
     }
     await within(shutdownTelemetry(), Math.max(remaining(), 1000)).catch(() => false);
+    const elapsed = this.config.SHUTDOWN_TIMEOUT_MS - remaining();
+    this.logger.log(`connections closed ${elapsed} ms after shutdown began`);
   }
 
   private async watchNatsStatus(): Promise<void> {

@@ -5,4 +5,4 @@ export type { NatsServerHandle, NatsStatus } from './nats';
 export { pgStatus, ensureDatabase, startPgDaemon, stopPgDaemon, findSystemPgBinDir } from './postgres';
 export type { PgStatus } from './postgres';
 export { dockerEngineAvailable } from './docker';
-export { freePort, waitFor, tcpOpen } from './util';
+export { freePort, tcpOpen } from './util';

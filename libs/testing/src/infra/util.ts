@@ -1,5 +1,5 @@
 import { execFile, spawn, type SpawnOptions } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 
@@ -157,11 +157,13 @@ export async function withLock<T>(dir: string, name: string, fn: () => Promise<T
         return true;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        let owner = 0;
+        let owner: number;
         try {
           owner = Number(readFileSync(join(lock, 'pid'), 'utf8'));
         } catch {
-          // owner is between mkdir and writing its pid
+          // owner is between mkdir and writing its pid — or died there: give it 10 s
+          const since = statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
+          if (Date.now() - since > 10_000) rmSync(lock, { recursive: true, force: true });
           return false;
         }
         if (owner && !pidAlive(owner)) rmSync(lock, { recursive: true, force: true });

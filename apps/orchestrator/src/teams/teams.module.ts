@@ -1,0 +1,6 @@
+import { Module } from '@nestjs/common';
+import { ListKnownTeamsHandler } from './list-known-teams.handler';
+import { TeamDirectoryConsumer } from './team-directory.consumer';
+
+@Module({ providers: [TeamDirectoryConsumer, ListKnownTeamsHandler] })
+export class TeamsModule {}

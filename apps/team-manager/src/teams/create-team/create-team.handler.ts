@@ -1,0 +1,60 @@
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { createTeam, teamStreamId } from '@headspace/contracts';
+import { EventStore, foldEvents, idFromCommand, withRetry, type RecordedEvent } from '@headspace/event-store';
+import { serveRequests, type RequestContext, type RequestServer } from '@headspace/messaging';
+import { NATS_CONNECTION } from '@headspace/platform';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import { teamDecider, type TeamEvent } from '../team.decider';
+
+/** `hs.cmd.team-manager.create-team`: read the team's stream, decide, append (no-stream for a new name). */
+@Injectable()
+export class CreateTeamHandler implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private server?: RequestServer;
+
+  constructor(
+    private readonly store: EventStore,
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.server = serveRequests(this.nc, createTeam, (request, ctx) => this.handle(request, ctx));
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.server?.stop();
+  }
+
+  /** A lost race (two creators of one name) is retried on a fresh read, which then refuses the duplicate. */
+  handle(request: z.output<typeof createTeam.request>, ctx: RequestContext) {
+    const commandId = ctx.commandId ?? randomUUID();
+    return withRetry(() => this.attempt(request, ctx, commandId), { maxAttempts: 3 });
+  }
+
+  private async attempt(request: z.output<typeof createTeam.request>, ctx: RequestContext, commandId: string) {
+    const streamId = teamStreamId(request.name);
+    const teamId = idFromCommand(commandId, 'team');
+    const prior = await this.store.priorResult(streamId, commandId);
+    if (prior) return { teamId, name: request.name, streamVersion: prior.nextExpectedVersion.toString() };
+    const history = (await this.store.readStream(streamId)) as Array<RecordedEvent & TeamEvent>;
+    const events = teamDecider.decide(
+      {
+        type: 'create-team',
+        teamId,
+        name: request.name,
+        description: request.description,
+        leadAgentType: request.leadAgentType,
+        metadata: request.metadata,
+        now: new Date().toISOString(),
+      },
+      foldEvents(teamDecider, history),
+    );
+    const result = await this.store.append(streamId, events, {
+      expected: history.length ? history[history.length - 1].streamVersion : 'no-stream',
+      commandId,
+      metadata: { correlationId: ctx.correlationId, causationId: ctx.causationId ?? commandId, traceparent: ctx.traceparent, tracestate: ctx.tracestate },
+    });
+    return { teamId, name: request.name, streamVersion: result.nextExpectedVersion.toString() };
+  }
+}

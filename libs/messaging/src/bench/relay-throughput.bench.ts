@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import { EventStore, migrate } from '@headspace/event-store';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import type { Pool } from 'pg';
+import { encodeEnvelope, toEnvelope } from '../envelope/event-envelope';
+import { ensureStream, eventStreamFor } from '../provisioning/jetstream-provisioning';
+import { createRelay } from '../relay/nats-relay';
+import { relayHeaders } from '../relay/relay-headers';
+
+export interface RelayBenchRow {
+  name: string;
+  value: number;
+  unit: string;
+  baseline?: number;
+  target?: number;
+  note?: string;
+}
+
+/**
+ * Relay throughput against raw pipelined `js.publish(…, { msgID })` of the same messages (windows of
+ * `batchSize`, every PubAck awaited), on the caller's database and NATS. Prints nothing; returns rows
+ * for bench/run.ts. The schema and streams it creates are dropped afterwards.
+ */
+export async function benchRelay(opts: { pool: Pool; nc: NatsConnection; events?: number; batchSize?: number }): Promise<RelayBenchRow[]> {
+  const count = opts.events ?? 20_000;
+  const batchSize = opts.batchSize ?? 500;
+  const token = randomBytes(4).toString('hex');
+  const schema = `bench_relay_${token}`;
+  const service = `bench-${token}`;
+  const jsm = await jetstreamManager(opts.nc);
+  const js = jetstream(opts.nc);
+  const relayStream = eventStreamFor(service);
+  const rawStream = { name: `HS_BENCH_RAW_${token}`, subjects: [`hs.bench-raw-${token}.>`] };
+  await migrate(opts.pool, { schema });
+  try {
+    const store = new EventStore({ pool: opts.pool, schema });
+    for (let i = 0; i < count; i += 100) {
+      const events = Array.from({ length: Math.min(100, count - i) }, (_, k) => ({ type: 'bench.happened', data: { n: i + k, pad: 'x'.repeat(200) } }));
+      await store.append(`bench-${i}`, events, { expected: 'no-stream', metadata: { correlationId: 'bench' } });
+    }
+    const recorded = (await opts.pool.query(`SELECT event_id, stream_id, stream_version, global_position, type, schema_version, data, metadata, recorded_at FROM ${schema}.events ORDER BY global_position`)).rows.map((r) => ({
+      eventId: r.event_id as string,
+      streamId: r.stream_id as string,
+      streamVersion: BigInt(r.stream_version),
+      globalPosition: BigInt(r.global_position),
+      transactionId: '0',
+      category: 'bench',
+      type: r.type as string,
+      schemaVersion: r.schema_version as number,
+      data: r.data,
+      metadata: r.metadata,
+      recordedAt: r.recorded_at as Date,
+    }));
+
+    await ensureStream(jsm, rawStream);
+    const rawStarted = performance.now();
+    for (let i = 0; i < recorded.length; i += batchSize) {
+      await Promise.all(
+        recorded.slice(i, i + batchSize).map((e) =>
+          js.publish(`hs.bench-raw-${token}.${e.type}`, encodeEnvelope(toEnvelope(e)), { msgID: e.eventId, headers: relayHeaders(e) }),
+        ),
+      );
+    }
+    const raw = count / ((performance.now() - rawStarted) / 1000);
+
+    await ensureStream(jsm, relayStream);
+    const relayStarted = performance.now();
+    const relay = await createRelay({ pool: opts.pool, schema, nc: opts.nc, service, batchSize, pollIntervalMs: 5, provision: false });
+    await relay.waitUntilCaughtUp(120_000);
+    const rate = count / ((performance.now() - relayStarted) / 1000);
+    await relay.stop();
+    return [{ name: `relay → JetStream (batch ${batchSize})`, value: rate, unit: 'events/s', baseline: raw, target: 0.5, note: `${count} events` }];
+  } finally {
+    await jsm.streams.delete(rawStream.name).catch(() => undefined);
+    await jsm.streams.delete(relayStream.name).catch(() => undefined);
+    await opts.pool.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => undefined);
+  }
+}

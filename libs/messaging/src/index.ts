@@ -1,0 +1,11 @@
+export * from './messaging-error';
+export * from './headers/hs-headers';
+export * from './envelope/event-envelope';
+export * from './provisioning/jetstream-provisioning';
+export * from './relay/nats-relay';
+export * from './consumer/event-consumer';
+export { describeError } from './consumer/dead-letter-writer';
+export * from './request-reply/reply-envelope';
+export * from './request-reply/request-context';
+export * from './request-reply/serve-requests';
+export * from './request-reply/send-request';

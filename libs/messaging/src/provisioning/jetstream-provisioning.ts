@@ -1,0 +1,177 @@
+import {
+  AckPolicy,
+  DeliverPolicy,
+  DiscardPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  RetentionPolicy,
+  StorageType,
+  type ConsumerConfig,
+  type ConsumerInfo,
+  type JetStreamManager,
+  type StreamInfo,
+} from '@nats-io/jetstream';
+import { namespacedStreamName, namespacedSubject } from '@headspace/contracts';
+import { nanos } from '@nats-io/nats-core';
+import { MessagingError, MessagingErrorCodes } from '../messaging-error';
+
+export type ProvisionAction = 'created' | 'updated' | 'unchanged';
+
+export interface StreamSpec {
+  name: string;
+  subjects: string[];
+  /** JetStream de-duplication window for Nats-Msg-Id (the relay's crash-replay window). Default 2 min. */
+  duplicateWindowMs?: number;
+  /** Age after which messages are discarded; default 0 = keep (limits retention). */
+  maxAgeMs?: number;
+  /** R1 on one node, R3 on a cluster. Default 1. */
+  replicas?: number;
+  description?: string;
+}
+
+export const DEFAULT_DUPLICATE_WINDOW_MS = 120_000;
+
+/** The default event stream of a service: `HS_EVT_<SERVICE>` capturing `hs.evt.<service>.>` (both under HS_NAMESPACE when set). */
+export function eventStreamFor(service: string): StreamSpec {
+  return {
+    name: namespacedStreamName(`HS_EVT_${service.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`),
+    subjects: [namespacedSubject(`hs.evt.${service}.>`)],
+    description: `Events of ${service}, published by its relay`,
+  };
+}
+
+const isApiError = (error: unknown, code: number) => error instanceof JetStreamApiError && error.code === code;
+const sameSet = (a: string[] = [], b: string[] = []) => a.length === b.length && a.every((s) => b.includes(s));
+
+/**
+ * Creates the stream (file storage, limits retention) or brings an existing one to the spec.
+ * Idempotent and safe when several replicas start together.
+ */
+export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Promise<{ action: ProvisionAction; info: StreamInfo }> {
+  const wanted = {
+    subjects: spec.subjects,
+    duplicate_window: nanos(spec.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS),
+    max_age: nanos(spec.maxAgeMs ?? 0),
+    num_replicas: spec.replicas ?? 1,
+    ...(spec.description ? { description: spec.description } : {}),
+  };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    let info: StreamInfo;
+    try {
+      info = await jsm.streams.info(spec.name);
+    } catch (error) {
+      if (!isApiError(error, JetStreamApiCodes.StreamNotFound)) throw error;
+      try {
+        const created = await jsm.streams.add({
+          name: spec.name,
+          storage: StorageType.File,
+          retention: RetentionPolicy.Limits,
+          discard: DiscardPolicy.Old,
+          ...wanted,
+        });
+        return { action: 'created', info: created };
+      } catch (addError) {
+        // Another replica created it in between (or the subjects overlap another stream).
+        if (attempt < 2 && addError instanceof JetStreamApiError) continue;
+        throw addError;
+      }
+    }
+    const c = info.config;
+    if (c.storage !== StorageType.File) {
+      throw new MessagingError(MessagingErrorCodes.provisioningConflict, `Stream ${spec.name} exists with ${c.storage} storage; file storage is required`, {
+        details: { stream: spec.name },
+      });
+    }
+    const unchanged =
+      sameSet(c.subjects, wanted.subjects) &&
+      c.duplicate_window === wanted.duplicate_window &&
+      c.max_age === wanted.max_age &&
+      c.num_replicas === wanted.num_replicas;
+    if (unchanged) return { action: 'unchanged', info };
+    return { action: 'updated', info: await jsm.streams.update(spec.name, { ...c, ...wanted }) };
+  }
+  throw new MessagingError(MessagingErrorCodes.provisioningConflict, `Stream ${spec.name} could not be provisioned`, { details: { stream: spec.name } });
+}
+
+export interface DurableConsumerSpec {
+  durable: string;
+  /** One subject works on every server; several need nats-server ≥ 2.10. */
+  filterSubjects: string | string[];
+  /** How long a delivered message may stay unacknowledged before redelivery. Default 30 s. */
+  ackWaitMs?: number;
+  /** Server-side delivery limit; -1 = unlimited. */
+  maxDeliver?: number;
+  /**
+   * Server-side redelivery delays after ack timeouts (not after naks). When set, the server uses
+   * them instead of ackWait, so each must exceed the longest handler. Needs maxDeliver > length.
+   */
+  backoffMs?: number[];
+  maxAckPending?: number;
+  description?: string;
+}
+
+function consumerConfig(spec: DurableConsumerSpec): Partial<ConsumerConfig> {
+  const filters = Array.isArray(spec.filterSubjects) ? spec.filterSubjects : [spec.filterSubjects];
+  if (filters.length === 0) throw new Error(`durable ${spec.durable}: at least one filter subject is required`);
+  return {
+    durable_name: spec.durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: nanos(spec.ackWaitMs ?? 30_000),
+    max_deliver: spec.maxDeliver ?? -1,
+    ...(spec.backoffMs?.length ? { backoff: spec.backoffMs.map(nanos) } : {}),
+    ...(spec.maxAckPending ? { max_ack_pending: spec.maxAckPending } : {}),
+    // A single filter goes in filter_subject: servers before 2.10 know no filter_subjects.
+    ...(filters.length === 1 ? { filter_subject: filters[0] } : { filter_subjects: filters }),
+    ...(spec.description ? { description: spec.description } : {}),
+  };
+}
+
+function differs(current: ConsumerConfig, wanted: Partial<ConsumerConfig>): boolean {
+  const filtersNow = current.filter_subjects?.length ? current.filter_subjects : current.filter_subject ? [current.filter_subject] : [];
+  const filtersWanted = wanted.filter_subjects ?? (wanted.filter_subject ? [wanted.filter_subject] : []);
+  const backoffNow = current.backoff ?? [];
+  const backoffWanted = wanted.backoff ?? [];
+  return (
+    !sameSet(filtersNow, filtersWanted) ||
+    current.max_deliver !== wanted.max_deliver ||
+    (backoffWanted.length === 0 && current.ack_wait !== wanted.ack_wait) ||
+    backoffNow.length !== backoffWanted.length ||
+    backoffNow.some((b, i) => b !== backoffWanted[i]) ||
+    (wanted.max_ack_pending !== undefined && current.max_ack_pending !== wanted.max_ack_pending)
+  );
+}
+
+/** Creates a durable pull consumer with explicit ack, or updates it to the spec. Idempotent. */
+export async function ensureDurableConsumer(
+  jsm: JetStreamManager,
+  stream: string,
+  spec: DurableConsumerSpec,
+): Promise<{ action: ProvisionAction; info: ConsumerInfo }> {
+  const wanted = consumerConfig(spec);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    let info: ConsumerInfo;
+    try {
+      info = await jsm.consumers.info(stream, spec.durable);
+    } catch (error) {
+      if (!isApiError(error, JetStreamApiCodes.ConsumerNotFound)) throw error;
+      try {
+        return { action: 'created', info: await jsm.consumers.add(stream, wanted) };
+      } catch (addError) {
+        if (attempt < 2 && addError instanceof JetStreamApiError) continue;
+        throw addError;
+      }
+    }
+    if (info.config.ack_policy !== AckPolicy.Explicit || info.config.deliver_subject) {
+      throw new MessagingError(MessagingErrorCodes.provisioningConflict, `Consumer ${stream}/${spec.durable} exists but is not an explicit-ack pull consumer`, {
+        details: { stream, durable: spec.durable },
+      });
+    }
+    if (!differs(info.config, wanted)) return { action: 'unchanged', info };
+    const { durable_name: _name, ack_policy: _ack, deliver_policy: _deliver, ...updatable } = wanted;
+    return { action: 'updated', info: await jsm.consumers.update(stream, spec.durable, updatable) };
+  }
+  throw new MessagingError(MessagingErrorCodes.provisioningConflict, `Consumer ${stream}/${spec.durable} could not be provisioned`, {
+    details: { stream, durable: spec.durable },
+  });
+}

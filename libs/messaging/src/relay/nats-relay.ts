@@ -1,0 +1,182 @@
+import { eventSubject } from '@headspace/contracts';
+import { ProcessorRunner, type RecordedEvent } from '@headspace/event-store';
+import { extractContext, injectContext, meter, recordCarrier, recordError, tracer, SpanKind, SpanStatusCode } from '@headspace/telemetry';
+import { jetstream, jetstreamManager, type JetStreamClient, type PubAck } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import type { Pool } from 'pg';
+import { encodeEnvelope, toEnvelope } from '../envelope/event-envelope';
+import { headerCarrier } from '../headers/hs-headers';
+import { MessagingError, MessagingErrorCodes } from '../messaging-error';
+import { ensureStream, eventStreamFor, type StreamSpec } from '../provisioning/jetstream-provisioning';
+import { waitForCheckpoint } from './checkpoint-progress';
+import { ConnectionWatch } from './connection-watch';
+import { relayHeaders } from './relay-headers';
+import { quoteIdent } from '@headspace/event-store';
+
+export const RELAY_PROCESSOR_NAME = 'relay:nats';
+
+const publishedCounter = meter.createCounter('headspace.relay.published', { description: 'Events the relay had acknowledged by JetStream' });
+const duplicateCounter = meter.createCounter('headspace.relay.duplicates', { description: 'Relay publishes JetStream dropped as duplicates (replays after a crash)' });
+
+export interface RelayOptions {
+  pool: Pool;
+  /** The service's PostgreSQL schema (its events table is the outbox). */
+  schema: string;
+  /** At least one of nc / js. With nc the relay fails a batch at once while NATS is down. */
+  nc?: NatsConnection;
+  js?: JetStreamClient;
+  /** Subject token of the owning service: events go to `hs.evt.<service>.<type>` (namespaced by HS_NAMESPACE). */
+  service: string;
+  /** Stream the events must land in (checked by JetStream per publish). Default `HS_EVT_<SERVICE>`. */
+  streamName?: string;
+  /** Create/update the event stream before starting (default true). Extra settings may be given. */
+  provision?: boolean | Partial<Omit<StreamSpec, 'name'>>;
+  subjectFor?(event: RecordedEvent): string;
+  /** Events per transaction/publish pipeline. Default 500. */
+  batchSize?: number;
+  pollIntervalMs?: number;
+  leaseMs?: number;
+  instanceId?: string;
+  /** PubAck wait per message. Default 5000 ms. */
+  publishTimeoutMs?: number;
+  /** Processor (checkpoint) name; default `relay:nats`. */
+  processorName?: string;
+  /** Fault injection: runs after every PubAck of a batch arrived, before the checkpoint commits. */
+  afterPublish?(events: RecordedEvent[]): Promise<void>;
+  onError?(error: unknown): void;
+}
+
+export interface RelayStats {
+  published: number;
+  duplicates: number;
+  batches: number;
+}
+
+export interface Relay {
+  readonly runner: ProcessorRunner;
+  readonly streamName: string;
+  readonly stats: Readonly<RelayStats>;
+  /** Resolves once everything committed before the call is acknowledged by JetStream and checkpointed. */
+  waitUntilCaughtUp(timeoutMs?: number): Promise<void>;
+  /** Events not yet relayed. */
+  lag(): Promise<number>;
+  /** Finishes the batch in hand and releases the lease. */
+  stop(): Promise<void>;
+  /** Simulates a crash: stops without releasing the lease. */
+  kill(): Promise<void>;
+}
+
+/**
+ * The transactional outbox relay (ARCHITECTURE.md §4). A ProcessorRunner named `relay:nats` tails
+ * the events table in commit-safe order under a lease; each batch is published pipelined with
+ * `Nats-Msg-Id = event_id` and every PubAck awaited before the handler returns, so the checkpoint
+ * only advances past events JetStream has stored. A crash between the acks and the checkpoint
+ * republishes the batch; JetStream drops the repeats inside the stream's duplicate window, and
+ * consumers dedupe by event id beyond it (inbox).
+ *
+ * Caveat: the handler runs inside the checkpoint transaction, which holds an xid, so the
+ * cluster-wide xmin fence waits for the publish round-trip. With `nc` given the relay fails fast
+ * while the connection is down rather than waiting out publish timeouts inside the transaction.
+ */
+export async function createRelay(options: RelayOptions): Promise<Relay> {
+  const nc = options.nc ?? (options.js as unknown as { nc?: NatsConnection } | undefined)?.nc;
+  const js = options.js ?? (nc ? jetstream(nc) : undefined);
+  if (!js) throw new Error('createRelay needs nc or js');
+  const defaults = eventStreamFor(options.service);
+  const streamName = options.streamName ?? defaults.name;
+  if (options.provision !== false) {
+    const extra = typeof options.provision === 'object' ? options.provision : {};
+    const jsm = nc ? await jetstreamManager(nc) : await js.jetstreamManager();
+    await ensureStream(jsm, { ...defaults, ...extra, name: streamName });
+  }
+  const subjectFor = options.subjectFor ?? ((e: RecordedEvent) => eventSubject(options.service, e.type));
+  const timeout = options.publishTimeoutMs ?? 5_000;
+  const watch = nc ? new ConnectionWatch(nc) : undefined;
+  const stats: RelayStats = { published: 0, duplicates: 0, batches: 0 };
+  const attrs = { service: options.service };
+
+  const publishOne = (event: RecordedEvent): Promise<PubAck> => {
+    const subject = subjectFor(event);
+    const meta = event.metadata ?? {};
+    const parent = meta.traceparent
+      ? extractContext(recordCarrier({ traceparent: meta.traceparent, ...(meta.tracestate ? { tracestate: meta.tracestate } : {}) }), ROOT_CONTEXT)
+      : ROOT_CONTEXT;
+    const span = tracer.startSpan(
+      `publish ${subject}`,
+      {
+        kind: SpanKind.PRODUCER,
+        attributes: {
+          'messaging.system': 'nats',
+          'messaging.operation.type': 'send',
+          'messaging.destination.name': subject,
+          'messaging.message.id': event.eventId,
+          'headspace.stream_id': event.streamId,
+        },
+      },
+      parent,
+    );
+    const headers = relayHeaders(event);
+    // The consumer's span becomes a child of this one, in the trace of the command that appended.
+    injectContext(headerCarrier(headers), trace.setSpan(parent, span));
+    return js
+      .publish(subject, encodeEnvelope(toEnvelope(event)), { msgID: event.eventId, headers, timeout, expect: { streamName } })
+      .then(
+        (ack) => {
+          span.setAttribute('messaging.nats.stream_sequence', ack.seq);
+          if (ack.duplicate) span.setAttribute('headspace.duplicate', true);
+          span.setStatus({ code: SpanStatusCode.OK });
+          span.end();
+          return ack;
+        },
+        (error: unknown) => {
+          recordError(span, error);
+          span.end();
+          throw error;
+        },
+      );
+  };
+
+  const runner = new ProcessorRunner({
+    pool: options.pool,
+    schema: options.schema,
+    name: options.processorName ?? RELAY_PROCESSOR_NAME,
+    batchSize: options.batchSize ?? 500,
+    pollIntervalMs: options.pollIntervalMs,
+    leaseMs: options.leaseMs,
+    instanceId: options.instanceId,
+    onError: options.onError,
+    async handle(events) {
+      if (watch && !watch.connected) {
+        throw new MessagingError(MessagingErrorCodes.disconnected, 'NATS is disconnected; the relay retries when it is back');
+      }
+      const results = await Promise.allSettled(events.map(publishOne));
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
+      const duplicates = results.filter((r) => (r as PromiseFulfilledResult<PubAck>).value.duplicate).length;
+      await options.afterPublish?.(events);
+      stats.batches++;
+      stats.published += events.length - duplicates;
+      stats.duplicates += duplicates;
+      publishedCounter.add(events.length - duplicates, attrs);
+      if (duplicates) duplicateCounter.add(duplicates, attrs);
+    },
+  });
+  runner.start();
+
+  return {
+    runner,
+    streamName,
+    stats,
+    waitUntilCaughtUp: (timeoutMs) => waitForCheckpoint(options.pool, quoteIdent(options.schema), runner.name, timeoutMs),
+    lag: () => runner.lag(),
+    async stop() {
+      await runner.stop();
+      watch?.stop();
+    },
+    async kill() {
+      await runner.kill();
+      watch?.stop();
+    },
+  };
+}
