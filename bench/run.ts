@@ -1,4 +1,8 @@
+import { Pool } from 'pg';
+import { connect } from '@nats-io/transport-node';
 import { benchEventStore } from './event-store.bench';
+import { benchRelay } from './relay.bench';
+import { benchSlice } from './slice.bench';
 import { printTable, type BenchRow } from './bench-kit';
 
 /**
@@ -11,6 +15,8 @@ async function main() {
   const rows: BenchRow[] = [];
   const sections: Array<[string, () => Promise<BenchRow[]>]> = [
     ['event-store', () => benchEventStore({ quick, replayEvents: quick ? 100_000 : 1_000_000 })],
+    ['relay', () => withInfra((pool, nc) => benchRelay({ pool, nc, events: quick ? 5_000 : 20_000 }))],
+    ['slice', () => benchSlice({ rate: 200, seconds: quick ? 5 : 15 })],
   ];
   for (const [name, run] of sections) {
     if (only && only !== name) continue;
@@ -18,6 +24,17 @@ async function main() {
     rows.push(...(await run()));
   }
   printTable(rows);
+}
+
+async function withInfra<T>(run: (pool: Pool, nc: Awaited<ReturnType<typeof connect>>) => Promise<T>): Promise<T> {
+  const pool = new Pool({ connectionString: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', max: 5 });
+  const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
+  try {
+    return await run(pool, nc);
+  } finally {
+    await nc.close();
+    await pool.end();
+  }
 }
 
 main().then(

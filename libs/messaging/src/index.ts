@@ -9,3 +9,4 @@ export * from './request-reply/reply-envelope';
 export * from './request-reply/request-context';
 export * from './request-reply/serve-requests';
 export * from './request-reply/send-request';
+export { relayHeaders } from './relay/relay-headers';

@@ -64,6 +64,9 @@ export class ProcessorRunner {
   private wake?: () => void;
   private holdsLease = false;
   private lastFence = 0n;
+  /** The checkpoint this instance last committed (null until its first batch: another may have moved it). */
+  private known: { transactionId: string; globalPosition: bigint } | null = null;
+  private leaseRenewedAt = 0;
   private polls = 0;
   private caughtUpWaiters: Array<{ horizon: bigint; resolve: () => void }> = [];
 
@@ -71,7 +74,7 @@ export class ProcessorRunner {
     this.instanceId = options.instanceId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
     this.q = quoteIdent(options.schema);
     this.batchSize = options.batchSize ?? 500;
-    this.pollIntervalMs = options.pollIntervalMs ?? 20;
+    this.pollIntervalMs = options.pollIntervalMs ?? 10;
     this.leaseMs = options.leaseMs ?? 10_000;
   }
 
@@ -162,6 +165,7 @@ export class ProcessorRunner {
       await this.options.reset?.(client);
       await client.query('COMMIT');
       this.holdsLease = true;
+      this.known = null;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
@@ -193,6 +197,12 @@ export class ProcessorRunner {
             continue;
           }
         }
+        if (await this.nothingNew()) {
+          this.polls++;
+          this.releaseWaiters(this.lastFence);
+          await this.sleep(this.pollIntervalMs);
+          continue;
+        }
         const handled = await this.processBatch();
         this.polls++;
         failures = 0;
@@ -206,6 +216,26 @@ export class ProcessorRunner {
         await this.sleep(Math.min(5_000, 50 * 2 ** Math.min(failures, 7)));
       }
     }
+  }
+
+  /**
+   * The idle path: one read-only statement (no transaction id, no row lock, no WAL) asks whether
+   * anything lies between the checkpoint this instance last wrote and the fence. The locked batch
+   * transaction runs only when it does, or when the lease is due for renewal.
+   */
+  private async nothingNew(): Promise<boolean> {
+    if (!this.known || Date.now() - this.leaseRenewedAt > this.leaseMs / 3) return false;
+    const { rows } = await this.options.pool.query<{ fence: string; pending: boolean }>({
+      name: `hs-processor-peek-${this.options.schema}`,
+      text: `SELECT f.fence::text AS fence, EXISTS (
+               SELECT 1 FROM ${this.q}.events
+                WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint) AND transaction_id < f.fence) AS pending
+               FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS fence) f`,
+      values: [this.known.transactionId, this.known.globalPosition.toString()],
+    });
+    if (rows[0].pending) return false;
+    this.lastFence = BigInt(rows[0].fence);
+    return true;
   }
 
   /** One transaction: fence, lock own checkpoint (lease check), read, handle, advance. */
@@ -236,6 +266,7 @@ export class ProcessorRunner {
       });
       if (joined.length === 0) {
         this.holdsLease = false;
+        this.known = null;
         await client.query('ROLLBACK');
         open = false;
         return 0;
@@ -244,9 +275,11 @@ export class ProcessorRunner {
       const rows = from.event_id === null ? [] : joined;
       this.lastFence = BigInt(from.fence_tx);
       if (rows.length === 0) {
-        if (Number(from.remaining_ms) < this.leaseMs / 2) await this.renewLease(client);
+        await this.renewLease(client);
         await client.query('COMMIT');
         open = false;
+        this.known = { transactionId: from.cp_tx, globalPosition: BigInt(from.cp_pos) };
+        this.leaseRenewedAt = Date.now();
         this.updateLag(0);
         return 0;
       }
@@ -262,6 +295,8 @@ export class ProcessorRunner {
       );
       await client.query('COMMIT');
       open = false;
+      this.known = { transactionId: last.transactionId, globalPosition: last.globalPosition };
+      this.leaseRenewedAt = Date.now();
       handledCounter.add(wanted.length, { processor: this.options.name });
       this.updateLag(rows.length === this.batchSize ? this.batchSize : 0);
       return rows.length;

@@ -94,6 +94,38 @@ async function start(category: string, options: Partial<ConsumerOptions> & Pick<
 }
 
 describe('consumer', () => {
+  it('messages that arrive together are applied in one transaction each group, in order, each once', async () => {
+    const events = Array.from({ length: 40 }, (_, n) => envelope('group', n));
+    for (const e of events) await publish(e);
+    const seen: Array<{ n: number; tx: string }> = [];
+    const consumer = await start('group', {
+      handle: async (event, tx) => {
+        const { rows } = await tx.query<{ tx: string }>('SELECT txid_current()::text AS tx');
+        seen.push({ n: (event.data as { n: number }).n, tx: rows[0].tx });
+        await applyEffect(event, tx);
+      },
+    });
+    await waitFor(() => consumer.stats.handled === 40, { message: 'all 40 handled' });
+    expect(seen.map((s) => s.n)).toEqual(events.map((_, n) => n));
+    expect(new Set(seen.map((s) => s.tx)).size).toBeLessThan(40);
+    for (const e of events) expect(await effectOf(e.eventId)).toMatchObject({ applied: 1 });
+  });
+
+  it('a poison message inside a group is isolated: the rest of the group is applied once', async () => {
+    const events = Array.from({ length: 10 }, (_, n) => envelope('grouppoison', n));
+    for (const e of events) await publish(e);
+    const consumer = await start('grouppoison', {
+      maxDeliver: 2,
+      handle: async (event, tx) => {
+        if ((event.data as { n: number }).n === 4) throw new Error('poison in a group');
+        await applyEffect(event, tx);
+      },
+    });
+    await waitFor(() => consumer.stats.deadLettered === 1 && consumer.stats.handled === 9, { message: '9 handled, 1 dead' });
+    for (const e of events.filter((_, n) => n !== 4)) expect(await effectOf(e.eventId)).toMatchObject({ applied: 1 });
+    expect(await effectOf(events[4].eventId)).toBeUndefined();
+  });
+
   it('a handler that throws once: the message is redelivered and applied once', async () => {
     const attempts: number[] = [];
     const consumer = await start('once', {

@@ -154,22 +154,7 @@ export async function createConsumer(options: ConsumerOptions): Promise<EventCon
     }
     const keepAlive = setInterval(() => msg.working(), Math.max(1_000, ackWaitMs / 2));
     try {
-      const fresh = await withSpan(
-        `process ${msg.subject}`,
-        {
-          kind: SpanKind.CONSUMER,
-          parent: extractContext(optionalHeaderCarrier(msg.headers), ROOT_CONTEXT),
-          attributes: {
-            'messaging.system': 'nats',
-            'messaging.operation.type': 'process',
-            'messaging.destination.name': msg.subject,
-            'messaging.consumer.group.name': options.durable,
-            'messaging.message.id': event.eventId,
-            'messaging.nats.delivery_count': msg.info.deliveryCount,
-          },
-        },
-        () => applyOnce(event),
-      );
+      const fresh = await inSpan(msg, event, () => applyOnce(event));
       msg.ack();
       if (fresh) {
         stats.handled++;
@@ -189,9 +174,81 @@ export async function createConsumer(options: ConsumerOptions): Promise<EventCon
     }
   };
 
+  /** The consumer span of one event, parented on the trace context its message carries. */
+  const inSpan = <T>(msg: JsMsg, event: ConsumedEvent, fn: () => Promise<T>): Promise<T> =>
+    withSpan(
+      `process ${msg.subject}`,
+      {
+        kind: SpanKind.CONSUMER,
+        parent: extractContext(optionalHeaderCarrier(msg.headers), ROOT_CONTEXT),
+        attributes: {
+          'messaging.system': 'nats',
+          'messaging.operation.type': 'process',
+          'messaging.destination.name': msg.subject,
+          'messaging.consumer.group.name': options.durable,
+          'messaging.message.id': event.eventId,
+          'messaging.nats.delivery_count': msg.info.deliveryCount,
+        },
+      },
+      fn,
+    );
+
+  /**
+   * Group commit: messages that arrived together are applied in one transaction (inbox rows and
+   * effects for all of them, one commit), in order, then acked. Any failure rolls the group back and
+   * its messages go through one by one, so a poison message is isolated and dead-lettered alone.
+   * Only first deliveries are grouped; redeliveries always take the one-by-one path.
+   */
+  const processGroup = async (group: JsMsg[]): Promise<void> => {
+    let events: ConsumedEvent[];
+    try {
+      events = group.map(decode);
+    } catch {
+      events = [];
+    }
+    if (group.length === 1 || events.length !== group.length || group.some((m) => m.info.deliveryCount > 1)) {
+      for (const msg of group) await processMessage(msg);
+      return;
+    }
+    const client = await options.pool.connect();
+    let broken: Error | undefined;
+    const fresh: boolean[] = [];
+    try {
+      await client.query('BEGIN');
+      for (let i = 0; i < group.length; i++) {
+        const event = events[i];
+        const { rowCount } = await client.query(`INSERT INTO ${q}.inbox (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
+          options.durable,
+          event.eventId,
+        ]);
+        fresh.push(rowCount === 1);
+        if (rowCount === 1) await inSpan(group[i], event, () => options.handle(event, client));
+      }
+      await client.query('COMMIT');
+    } catch {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      client.release(broken);
+      for (const msg of group) await processMessage(msg);
+      return;
+    }
+    client.release();
+    for (let i = 0; i < group.length; i++) {
+      group[i].ack();
+      if (fresh[i]) {
+        stats.handled++;
+        handledCounter.add(1, labels);
+      } else {
+        stats.duplicates++;
+        duplicateCounter.add(1, labels);
+      }
+    }
+  };
+
   const consumeOnce = async (consumer: Consumer): Promise<void> => {
-    messages = await consumer.consume({ max_messages: options.batch ?? 32 });
+    const batch = options.batch ?? 32;
+    messages = await consumer.consume({ max_messages: batch });
     if (stopping) void messages.close(); // ends the iteration below (close resolves once it is drained)
+    if (concurrency === 1) return consumeInGroups(messages, batch);
     const inflight = new Set<Promise<void>>();
     for await (const msg of messages) {
       if (stopping) {
@@ -203,6 +260,43 @@ export async function createConsumer(options: ConsumerOptions): Promise<EventCon
       if (inflight.size >= concurrency) await Promise.race(inflight);
     }
     await Promise.all(inflight);
+  };
+
+  /** Ordered delivery: whatever has arrived while the previous group was applied forms the next group. */
+  const consumeInGroups = async (source: ConsumerMessages, maxGroup: number): Promise<void> => {
+    const queue: JsMsg[] = [];
+    let arrived: (() => void) | undefined;
+    let ended = false;
+    const worker = (async () => {
+      for (;;) {
+        if (queue.length === 0) {
+          if (ended) return;
+          await new Promise<void>((resolve) => (arrived = resolve));
+          continue;
+        }
+        const group = queue.splice(0, maxGroup);
+        if (stopping) {
+          for (const msg of group) msg.nak();
+          continue;
+        }
+        await processGroup(group);
+      }
+    })();
+    try {
+      for await (const msg of source) {
+        if (stopping) {
+          msg.nak(); // pulled but not started: let another instance have it now
+          continue;
+        }
+        queue.push(msg);
+        arrived?.();
+        arrived = undefined;
+      }
+    } finally {
+      ended = true;
+      arrived?.();
+      await worker;
+    }
   };
 
   const loop = (async () => {

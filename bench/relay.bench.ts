@@ -3,26 +3,14 @@ import { EventStore, migrate } from '@headspace/event-store';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Pool } from 'pg';
-import { encodeEnvelope, toEnvelope } from '../envelope/event-envelope';
-import { ensureStream, eventStreamFor } from '../provisioning/jetstream-provisioning';
-import { createRelay } from '../relay/nats-relay';
-import { relayHeaders } from '../relay/relay-headers';
-
-export interface RelayBenchRow {
-  name: string;
-  value: number;
-  unit: string;
-  baseline?: number;
-  target?: number;
-  note?: string;
-}
+import { createRelay, encodeEnvelope, ensureStream, eventStreamFor, relayHeaders, toEnvelope } from '@headspace/messaging';
+import type { BenchRow } from './bench-kit';
 
 /**
  * Relay throughput against raw pipelined `js.publish(…, { msgID })` of the same messages (windows of
- * `batchSize`, every PubAck awaited), on the caller's database and NATS. Prints nothing; returns rows
- * for bench/run.ts. The schema and streams it creates are dropped afterwards.
+ * `batchSize`, every PubAck awaited), on the caller's database and NATS. The schema and streams it creates are dropped afterwards.
  */
-export async function benchRelay(opts: { pool: Pool; nc: NatsConnection; events?: number; batchSize?: number }): Promise<RelayBenchRow[]> {
+export async function benchRelay(opts: { pool: Pool; nc: NatsConnection; events?: number; batchSize?: number }): Promise<BenchRow[]> {
   const count = opts.events ?? 20_000;
   const batchSize = opts.batchSize ?? 500;
   const token = randomBytes(4).toString('hex');

@@ -1,0 +1,150 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createTeam, setSubjectNamespace } from '@headspace/contracts';
+import { request } from '@headspace/messaging';
+import { freePort, waitFor } from '@headspace/testing';
+import { connect } from '@nats-io/transport-node';
+import { Client } from 'pg';
+import { benchDatabase, percentile, type BenchRow } from './bench-kit';
+
+interface Service {
+  name: string;
+  port: number;
+  child: ChildProcess;
+}
+
+const SERVICES = ['gateway', 'team-manager', 'orchestrator', 'cost-governor', 'ops-leon'];
+
+/**
+ * The five services as real processes (compiled, as `npm start` runs them) on a fresh database and
+ * their own NATS namespace: idle RSS of each, then create-team commands at a fixed rate from a NATS
+ * client, timing each from request to the orchestrator's projection row (seen through LISTEN/NOTIFY
+ * on a trigger, so no polling delay is measured), and the services' peak RSS under that load.
+ */
+export async function benchSlice(options: { rate: number; seconds: number }): Promise<BenchRow[]> {
+  const db = await benchDatabase('slice');
+  const namespace = `bench-${randomBytes(3).toString('hex')}`;
+  const services: Service[] = [];
+  const listener = new Client({ connectionString: db.url });
+  const nc = await connect({ servers: natsUrl() });
+  setSubjectNamespace(namespace);
+  try {
+    for (const name of SERVICES) services.push(await launch(name, db.url, namespace));
+    await Promise.all(
+      services.map((s) =>
+        waitFor(() => {
+          if (s.child.exitCode !== null) throw new Error(`${s.name} exited with ${s.child.exitCode}`);
+          return ready(s.port);
+        }, { timeoutMs: 60_000, message: `${s.name} ready` }),
+      ),
+    );
+    await db.pool.query(`
+      CREATE FUNCTION orchestrator.bench_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN PERFORM pg_notify('bench_projected', NEW.name); RETURN NEW; END $$;
+      CREATE TRIGGER bench_notify AFTER INSERT ON orchestrator.team_directory FOR EACH ROW EXECUTE FUNCTION orchestrator.bench_notify();`);
+    await listener.connect();
+    await listener.query('LISTEN bench_projected');
+    const projected = new Map<string, number>();
+    listener.on('notification', (n) => projected.set(n.payload ?? '', performance.now()));
+
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const idle = services.map((s) => ({ name: s.name, rss: rssMb(s.child.pid!) }));
+
+    // Warm-up, then the measured run at a fixed arrival rate (open loop: a slow reply does not slow the sender).
+    await send(nc, 'warm', 50, options.rate);
+    const sentAt = new Map<string, number>();
+    let peak = new Map(services.map((s) => [s.name, 0]));
+    const sampler = setInterval(() => {
+      peak = new Map(services.map((s) => [s.name, Math.max(peak.get(s.name) ?? 0, rssMb(s.child.pid!))]));
+    }, 250);
+    const total = options.rate * options.seconds;
+    const wallSent = new Map<string, number>();
+    const errors = await send(nc, 'team', total, options.rate, (name) => {
+      sentAt.set(name, performance.now());
+      wallSent.set(name, Date.now());
+    });
+    await waitFor(() => [...sentAt.keys()].every((name) => projected.has(name)) || undefined, { timeoutMs: 30_000, message: 'all projected' }).catch(() => undefined);
+    clearInterval(sampler);
+
+    const latencies = [...sentAt].filter(([name]) => projected.has(name)).map(([name, t]) => projected.get(name)! - t).sort((a, b) => a - b);
+    if (process.env.HS_BENCH_DEBUG) {
+      const t0 = Math.min(...sentAt.values());
+      const slow = [...sentAt].filter(([n]) => projected.has(n) && projected.get(n)! - sentAt.get(n)! > 50).map(([n, t]) => `${Math.round(t - t0)}:${Math.round(projected.get(n)! - t)}`);
+      console.error(`slow (sent at ms : latency ms): ${slow.join(' ')}`);
+      const { rows } = await db.pool.query(`SELECT stream_id, (extract(epoch FROM recorded_at) * 1000)::float8 AS at FROM team_manager.events`);
+      const appendLag = rows
+        .map((r) => ({ name: (r.stream_id as string).slice(5), at: r.at as number }))
+        .filter((r) => wallSent.has(r.name))
+        .map((r) => Math.round(r.at - wallSent.get(r.name)!))
+        .sort((a, b) => a - b);
+      console.error(`request → append begins: p50 ${percentile(appendLag, 50)} p99 ${percentile(appendLag, 99)} max ${appendLag[appendLag.length - 1]}`);
+    }
+    const rows: BenchRow[] = [
+      { name: `command → projection p50 (${options.rate}/s, ${total} commands)`, value: percentile(latencies, 50), unit: 'ms', note: `${latencies.length}/${total} projected, ${errors} errors` },
+      { name: `command → projection p99 (${options.rate}/s)`, value: percentile(latencies, 99), unit: 'ms', note: 'target < 50 ms' },
+      { name: 'command → projection max', value: latencies[latencies.length - 1] ?? NaN, unit: 'ms' },
+    ];
+    for (const { name, rss } of idle) rows.push({ name: `${name} idle RSS`, value: rss, unit: 'MB', note: `target < 150 MB; under load peak ${peak.get(name)!.toFixed(0)} MB (target < 300 MB)` });
+    return rows;
+  } finally {
+    setSubjectNamespace('');
+    await listener.end().catch(() => undefined);
+    await nc.close();
+    await Promise.all(services.map((s) => stop(s.child)));
+    await db.drop();
+  }
+}
+
+const natsUrl = () => process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+
+async function send(nc: Awaited<ReturnType<typeof connect>>, prefix: string, count: number, rate: number, onSend?: (name: string) => void): Promise<number> {
+  const started = performance.now();
+  const pending: Promise<unknown>[] = [];
+  let errors = 0;
+  for (let i = 0; i < count; i++) {
+    const due = started + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const name = `${prefix}-${i}-${randomUUID().slice(0, 8)}`;
+    onSend?.(name);
+    pending.push(request(nc, createTeam, { name }, { timeoutMs: 10_000 }).catch(() => errors++));
+  }
+  await Promise.all(pending);
+  return errors;
+}
+
+async function launch(name: string, databaseUrl: string, namespace: string): Promise<Service> {
+  const port = await freePort();
+  const compiled = join(__dirname, '..', 'apps', name, 'src', 'main.js');
+  const args = existsSync(compiled) ? [compiled] : ['-r', '@swc-node/register', join(__dirname, '..', 'apps', name, 'src', 'main.ts')];
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, HTTP_PORT: String(port), DATABASE_URL: databaseUrl, NATS_URL: natsUrl(), HS_NAMESPACE: namespace, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return { name, port, child };
+}
+
+async function ready(port: number): Promise<boolean> {
+  try {
+    return (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200;
+  } catch {
+    return false;
+  }
+}
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+  return kb / 1024;
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+  });
+}
