@@ -102,37 +102,21 @@ export class EventStore {
    * state has moved on since (a retried "create" must not become "already exists").
    */
   async priorResult(streamId: string, commandId: string, db: Queryable = this.pool): Promise<AppendResult | null> {
-    const { rows } = await db.query<{ event_id: string; stream_version: string; global_position: string }>(
+    const { rows } = await db.query<AppendedRow>(
       `SELECT event_id, stream_version, global_position FROM ${this.q}.events
         WHERE stream_id = $1 AND metadata ->> 'commandId' = $2 ORDER BY stream_version`,
       [streamId, commandId],
     );
-    if (rows.length === 0) return null;
-    return {
-      streamId,
-      nextExpectedVersion: BigInt(rows[rows.length - 1].stream_version),
-      firstPosition: BigInt(rows[0].global_position),
-      lastPosition: BigInt(rows[rows.length - 1].global_position),
-      eventIds: rows.map((r) => r.event_id),
-      replayed: true,
-    };
+    return rows.length ? appendResult(streamId, rows, true) : null;
   }
 
   /** The original result of a command whose events are already recorded. */
   private async replayOf(streamId: string, eventIds: string[], db: Queryable): Promise<AppendResult | null> {
-    const { rows } = await db.query<{ stream_version: string; global_position: string }>(
-      `SELECT stream_version, global_position FROM ${this.q}.events WHERE event_id = ANY ($1::uuid[]) ORDER BY global_position`,
+    const { rows } = await db.query<AppendedRow>(
+      `SELECT event_id, stream_version, global_position FROM ${this.q}.events WHERE event_id = ANY ($1::uuid[]) ORDER BY global_position`,
       [eventIds],
     );
-    if (rows.length === 0) return null;
-    return {
-      streamId,
-      nextExpectedVersion: BigInt(rows[rows.length - 1].stream_version),
-      firstPosition: BigInt(rows[0].global_position),
-      lastPosition: BigInt(rows[rows.length - 1].global_position),
-      eventIds,
-      replayed: true,
-    };
+    return rows.length ? appendResult(streamId, rows, true) : null;
   }
 
   private prepare(event: NewEvent, index: number, streamId: string, options: AppendOptions) {
@@ -160,22 +144,12 @@ export class EventStore {
     if (kind === 'exact') values.push((expected as bigint).toString());
     const commandIds = events.map((e) => e.eventId).filter((id): id is string => id !== null);
     try {
-      const { rows } = await db.query<{ event_id: string; stream_version: string; global_position: string }>({
+      const { rows } = await db.query<AppendedRow>({
         name: `hs-append-${kind}-${this.schema}`,
         text: this.statements[kind],
         values,
       });
-      if (rows.length > 0) {
-        const last = rows[rows.length - 1];
-        return {
-          streamId,
-          nextExpectedVersion: BigInt(last.stream_version),
-          firstPosition: BigInt(rows[0].global_position),
-          lastPosition: BigInt(last.global_position),
-          eventIds: rows.map((row) => row.event_id),
-          replayed: false,
-        };
-      }
+      if (rows.length > 0) return appendResult(streamId, rows, false);
     } catch (error) {
       const pgError = error as { code?: string; constraint?: string };
       const duplicate = pgError.code === '23505' && pgError.constraint === 'events_event_id_unique';
@@ -186,6 +160,24 @@ export class EventStore {
     if (original) return original;
     throw new ConcurrencyError(streamId, expected, await this.streamVersion(streamId, db));
   }
+}
+
+interface AppendedRow {
+  event_id: string;
+  stream_version: string;
+  global_position: string;
+}
+
+function appendResult(streamId: string, rows: AppendedRow[], replayed: boolean): AppendResult {
+  const last = rows[rows.length - 1];
+  return {
+    streamId,
+    nextExpectedVersion: BigInt(last.stream_version),
+    firstPosition: BigInt(rows[0].global_position),
+    lastPosition: BigInt(last.global_position),
+    eventIds: rows.map((row) => row.event_id),
+    replayed,
+  };
 }
 
 function isClientInTransaction(db: Queryable): boolean {
