@@ -1,28 +1,42 @@
 # syntax=docker/dockerfile:1.7
-# One image for all five services:
+# One image for all five services, running the compiled dist/ (the same output `npm start` runs):
 #   docker build -t headspace .                      (default app: gateway)
 #   docker build --build-arg APP=orchestrator -t headspace-orchestrator .
 #   docker run headspace cost-governor               (the command picks the app; `migrate` migrates)
 ARG NODE_VERSION=24
 
-FROM node:${NODE_VERSION}-slim AS deps
+# --- build: all dependencies (swc is a dev dependency), compile to dist/, then drop dev deps ---
+FROM node:${NODE_VERSION}-slim AS build
 WORKDIR /app
 ENV CI=true
 COPY package.json package-lock.json ./
-# TypeScript runs through @swc-node/register at runtime, so dev dependencies stay in.
-RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
+# Same fallback as scripts/headspace-env.sh: when `npm ci` refuses the lock (e.g. it lacks other
+# platforms' optional @swc/core packages), install from it without rewriting it.
+RUN --mount=type=cache,target=/root/.npm \
+    npm ci --no-audit --no-fund \
+    || { echo "npm ci failed; falling back to npm install --no-save (package-lock.json is left unchanged)" >&2; \
+         npm install --no-save --no-audit --no-fund; }
+COPY tsconfig.json tsconfig.base.json ./
+COPY scripts ./scripts
+COPY libs ./libs
+COPY apps ./apps
+COPY bench ./bench
+# dist/apps, dist/libs (SQL migrations copied along), dist/scripts (migrate.js), dist/bench.
+RUN bash scripts/build.sh \
+ && npm prune --omit=dev --no-audit --no-fund
 
+# --- runtime: production node_modules + dist only; no TypeScript, no compiler ---
 FROM node:${NODE_VERSION}-slim AS runtime
 ARG APP=gateway
+ARG HEADSPACE_VERSION=0.1.0
 ENV NODE_ENV=production \
     APP=${APP} \
     HTTP_PORT=3000 \
-    SWC_NODE_PROJECT=/app/tsconfig.json
+    HEADSPACE_VERSION=${HEADSPACE_VERSION}
 WORKDIR /app
-COPY --from=deps /app/node_modules ./node_modules
-COPY package.json package-lock.json tsconfig.json tsconfig.base.json ./
-COPY libs ./libs
-COPY apps ./apps
+COPY package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
 COPY --chmod=755 deploy/docker-entrypoint.sh /usr/local/bin/headspace-entrypoint
 USER node
 EXPOSE 3000

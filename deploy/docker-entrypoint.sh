@@ -1,15 +1,20 @@
 #!/bin/sh
 # Container entrypoint: `headspace-entrypoint [app|migrate] [args…]`; without an app name the
 # image's APP (build arg) is started. Anything else is exec'd as a command.
+#   gateway | team-manager | orchestrator | cost-governor | ops-leon → node dist/apps/<app>/src/main.js
+#   migrate → node dist/scripts/migrate.js (every service schema; needs DATABASE_URL)
 set -e
 cd /app
 app="${1:-$APP}"
 [ $# -gt 0 ] && shift
 case "$app" in
   gateway | team-manager | orchestrator | cost-governor | ops-leon)
-    exec node -r @swc-node/register "apps/$app/src/main.ts" "$@" ;;
+    exec node --enable-source-maps "dist/apps/$app/src/main.js" "$@" ;;
   migrate)
-    exec node -r @swc-node/register libs/event-store/src/migrate.cli.ts "$@" ;;
+    exec node --enable-source-maps dist/scripts/migrate.js "$@" ;;
+  "")
+    echo "usage: headspace-entrypoint gateway|team-manager|orchestrator|cost-governor|ops-leon|migrate [args…]" >&2
+    exit 2 ;;
   *)
     exec "$app" "$@" ;;
 esac

@@ -67,6 +67,8 @@ export class ProcessorRunner {
   /** The checkpoint this instance last committed (null until its first batch: another may have moved it). */
   private known: { transactionId: string; globalPosition: bigint } | null = null;
   private leaseRenewedAt = 0;
+  /** Bumped by rebuild(): a peek that started before it must not report "caught up". */
+  private generation = 0;
   private polls = 0;
   private caughtUpWaiters: Array<{ horizon: bigint; resolve: () => void }> = [];
 
@@ -166,6 +168,7 @@ export class ProcessorRunner {
       await client.query('COMMIT');
       this.holdsLease = true;
       this.known = null;
+      this.generation++;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
@@ -225,6 +228,7 @@ export class ProcessorRunner {
    */
   private async nothingNew(): Promise<boolean> {
     if (!this.known || Date.now() - this.leaseRenewedAt > this.leaseMs / 3) return false;
+    const generation = this.generation;
     const { rows } = await this.options.pool.query<{ fence: string; pending: boolean }>({
       name: `hs-processor-peek-${this.options.schema}`,
       text: `SELECT f.fence::text AS fence, EXISTS (
@@ -233,7 +237,7 @@ export class ProcessorRunner {
                FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS fence) f`,
       values: [this.known.transactionId, this.known.globalPosition.toString()],
     });
-    if (rows[0].pending) return false;
+    if (rows[0].pending || generation !== this.generation) return false;
     this.lastFence = BigInt(rows[0].fence);
     return true;
   }
