@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createTeam, setSubjectNamespace } from '@headspace/contracts';
 import { request } from '@headspace/messaging';
-import { freePort, waitFor } from '@headspace/testing';
+import { deleteNamespaceStreams, freePort, waitFor } from '@headspace/testing';
 import { connect } from '@nats-io/transport-node';
 import { Client } from 'pg';
 import { benchDatabase, percentile, type BenchRow } from './bench-kit';
@@ -91,8 +91,9 @@ export async function benchSlice(options: { rate: number; seconds: number }): Pr
   } finally {
     setSubjectNamespace('');
     await listener.end().catch(() => undefined);
-    await nc.close();
     await Promise.all(services.map((s) => stop(s.child)));
+    await deleteNamespaceStreams(nc, namespace);
+    await nc.close();
     await db.drop();
   }
 }

@@ -1,9 +1,12 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createServiceApp, loadConfig } from '@headspace/platform';
-import { createTestDatabase, type TestDatabase } from '@headspace/testing';
+import { createTestDatabase, deleteNamespaceStreams, type TestDatabase } from '@headspace/testing';
+import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppModule } from './app.module';
 import { SERVICE, configSchema } from './config';
+
+const namespace = `tm-app-${process.pid}`;
 
 describe('team-manager app module', () => {
   let db: TestDatabase;
@@ -13,13 +16,15 @@ describe('team-manager app module', () => {
     db = await createTestDatabase('team-manager-app');
     const config = loadConfig(
       configSchema,
-      { DATABASE_URL: db.url, NATS_URL: process.env.NATS_URL, LOG_LEVEL: 'warn', HS_NAMESPACE: `tm-app-${process.pid}` },
+      { DATABASE_URL: db.url, NATS_URL: process.env.NATS_URL, LOG_LEVEL: 'warn', HS_NAMESPACE: namespace },
       SERVICE,
     );
     app = await createServiceApp(AppModule.forRoot(config), { bufferLogs: false });
     await app.init();
   });
   afterAll(async () => {
+    const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
+    await deleteNamespaceStreams(nc, namespace).finally(() => nc.close());
     await app?.close();
     await db?.drop();
   });

@@ -2,3 +2,4 @@ export * from './test-database';
 export * from './wait-for';
 export * from './infra';
 
+export * from './nats-cleanup';

@@ -2,7 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createServiceApp, loadConfig } from '@headspace/platform';
 import { startTelemetry } from '@headspace/telemetry';
-import { createTestDatabase, waitFor, type TestDatabase } from '@headspace/testing';
+import { createTestDatabase, deleteNamespaceStreams, waitFor, type TestDatabase } from '@headspace/testing';
+import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppModule as GatewayModule } from '../app.module';
 import { SERVICE as GATEWAY, configSchema as gatewayConfig } from '../config';
@@ -43,6 +44,8 @@ describe('create a team through the gateway and see it in the orchestrator', () 
     await gateway.getHttpAdapter().getInstance().ready();
   });
   afterAll(async () => {
+    const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
+    await deleteNamespaceStreams(nc, namespace).finally(() => nc.close());
     for (const app of apps.reverse()) await app.close();
     await db?.drop();
   });

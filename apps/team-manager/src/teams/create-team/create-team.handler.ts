@@ -34,7 +34,8 @@ export class CreateTeamHandler implements OnApplicationBootstrap, BeforeApplicat
 
   private async attempt(request: z.output<typeof createTeam.request>, ctx: RequestContext, commandId: string) {
     const streamId = teamStreamId(request.name);
-    const teamId = idFromCommand(commandId, 'team');
+    // Keyed by name too: an idempotency key reused for another team must not mint the same id.
+    const teamId = idFromCommand(commandId, `team:${request.name}`);
     const prior = await this.store.priorResult(streamId, commandId);
     if (prior) return { teamId, name: request.name, streamVersion: prior.nextExpectedVersion.toString() };
     const history = (await this.store.readStream(streamId)) as Array<RecordedEvent & TeamEvent>;
