@@ -13,6 +13,7 @@ async function main() {
   let handled = 0;
   let peak = 0;
   let tenth = 0;
+  let warm = 0;
   const { rows } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM "${schema}".events`);
   const total = Number(rows[0].n);
   const runner = new ProcessorRunner({
@@ -20,6 +21,7 @@ async function main() {
     handle: async (events) => {
       handled += events.length;
       if (handled % 50_000 < events.length) peak = Math.max(peak, rss());
+      if (!warm && handled >= total / 100) warm = rss();
       if (!tenth && handled >= total / 10) tenth = rss();
     },
   });
@@ -31,7 +33,7 @@ async function main() {
   await runner.stop();
   const end = rss();
   if (process.env.HS_BENCH_DEBUG) console.error(process.memoryUsage());
-  console.log(JSON.stringify({ handled, startMb: start, tenthMb: tenth, peakMb: Math.max(peak, end), endMb: end, rate: handled / seconds }));
+  console.log(JSON.stringify({ handled, startMb: start, warmMb: warm, tenthMb: tenth, peakMb: Math.max(peak, end), endMb: end, rate: handled / seconds }));
   await pool.end();
 }
 

@@ -32,3 +32,19 @@ export function appendStatements(q: string): Record<CasKind, string> {
     SELECT event_id, stream_version, global_position FROM inserted ORDER BY global_position`;
   return { any: statement('any'), 'no-stream': statement('no-stream'), 'stream-exists': statement('stream-exists'), exact: statement('exact') };
 }
+
+/**
+ * The same for exactly one event, with the event as plain parameters: most commands append one
+ * event, and skipping the JSON array and jsonb_to_recordset is worth ~10% of a single append.
+ * Parameters: $1 stream id, $2 category, $3 = 1, $4 event id (null for a generated one), $5 type,
+ * $6 schema version, $7 data, $8 metadata, $9 expected version (exact only).
+ */
+export function appendOneStatements(q: string): Record<CasKind, string> {
+  const cas = compareAndSet(q);
+  const statement = (kind: CasKind) => `
+    WITH s AS (${cas[kind].replaceAll('$5::bigint', '$9::bigint')})
+    INSERT INTO ${q}.events (event_id, stream_id, stream_version, category, type, schema_version, data, metadata)
+    SELECT coalesce($4::uuid, gen_random_uuid()), $1, s.version, $2, $5, $6::integer, $7::jsonb, $8::jsonb FROM s
+    RETURNING event_id, stream_version, global_position`;
+  return { any: statement('any'), 'no-stream': statement('no-stream'), 'stream-exists': statement('stream-exists'), exact: statement('exact') };
+}

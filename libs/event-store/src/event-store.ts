@@ -2,7 +2,7 @@ import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { meter } from '@headspace/telemetry';
 import type { EventRegistry } from '@headspace/contracts';
 import type { Pool } from 'pg';
-import { appendStatements, type CasKind } from './append-sql';
+import { appendOneStatements, appendStatements, type CasKind } from './append-sql';
 import { ConcurrencyError } from './concurrency-error';
 import { categoryOf, deterministicEventId } from './event-id';
 import { quoteIdent } from './quote-ident';
@@ -28,6 +28,7 @@ export class EventStore {
   private readonly registry?: EventRegistry;
   private readonly q: string;
   private readonly statements: Record<CasKind, string>;
+  private readonly singleStatements: Record<CasKind, string>;
 
   constructor(options: EventStoreOptions) {
     this.pool = options.pool;
@@ -35,6 +36,7 @@ export class EventStore {
     this.registry = options.registry;
     this.q = quoteIdent(options.schema);
     this.statements = appendStatements(this.q);
+    this.singleStatements = appendOneStatements(this.q);
   }
 
   async append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
@@ -135,18 +137,21 @@ export class EventStore {
     events: ReturnType<EventStore['prepare']>[],
   ): Promise<AppendResult> {
     const kind: CasKind = typeof expected === 'bigint' ? (expected === 0n ? 'no-stream' : 'exact') : expected;
-    const values: unknown[] = [
-      streamId,
-      category,
-      events.length,
-      JSON.stringify(events.map((e) => ({ id: e.eventId, type: e.type, sv: e.schemaVersion, data: e.data, meta: e.metadata }))),
-    ];
+    const single = events.length === 1;
+    const values: unknown[] = single
+      ? [streamId, category, 1, events[0].eventId, events[0].type, events[0].schemaVersion, JSON.stringify(events[0].data), JSON.stringify(events[0].metadata)]
+      : [
+          streamId,
+          category,
+          events.length,
+          JSON.stringify(events.map((e) => ({ id: e.eventId, type: e.type, sv: e.schemaVersion, data: e.data, meta: e.metadata }))),
+        ];
     if (kind === 'exact') values.push((expected as bigint).toString());
     const commandIds = events.map((e) => e.eventId).filter((id): id is string => id !== null);
     try {
       const { rows } = await db.query<AppendedRow>({
-        name: `hs-append-${kind}-${this.schema}`,
-        text: this.statements[kind],
+        name: `hs-append${single ? '1' : ''}-${kind}-${this.schema}`,
+        text: single ? this.singleStatements[kind] : this.statements[kind],
         values,
       });
       if (rows.length > 0) return appendResult(streamId, rows, false);
