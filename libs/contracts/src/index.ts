@@ -3,5 +3,5 @@ export * from './errors/error-codes';
 export * from './errors/http-status';
 export * from './errors/validation-error';
 export * from './messages';
-export * from './team-manager/team.contracts';
+export * from './team-manager';
 export * from './orchestrator/team-directory.contracts';

@@ -1,4 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pool } from 'pg';
 import { quoteIdent } from './quote-ident';
@@ -55,6 +56,7 @@ export async function migrate(pool: Pool, options: MigrateOptions): Promise<stri
 async function migrationFiles(dirs: string[]): Promise<Array<{ name: string; path: string }>> {
   const files: Array<{ name: string; path: string }> = [];
   for (const dir of dirs) {
+    if (!existsSync(dir)) continue;
     const names = (await readdir(dir)).filter((n) => /^\d{4}_[\w-]+\.sql$/.test(n)).sort();
     const prefix = dir === EVENT_STORE_MIGRATIONS ? 'event-store' : dir.split(/[\\/]/).slice(-3).join('/');
     files.push(...names.map((name) => ({ name: `${prefix}/${name}`, path: join(dir, name) })));

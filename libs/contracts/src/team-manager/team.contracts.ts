@@ -34,4 +34,4 @@ export const createTeam = defineCommand({
   response: z.object({ teamId: z.string(), name: z.string(), streamVersion: z.string() }),
 });
 
-export const teamManagerEvents = [teamCreated];
+export const teamEvents = [teamCreated];

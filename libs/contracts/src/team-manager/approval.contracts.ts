@@ -1,0 +1,1 @@
+export const approvalEvents = [] as const;

@@ -1,0 +1,1 @@
+export const mailboxEvents = [] as const;

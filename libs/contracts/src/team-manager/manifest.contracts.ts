@@ -1,0 +1,1 @@
+export const manifestEvents = [] as const;

@@ -1,0 +1,1 @@
+export const personaEvents = [] as const;
