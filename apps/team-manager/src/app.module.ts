@@ -3,6 +3,7 @@ import { PlatformModule } from '@headspace/platform';
 import { SERVICE, type AppConfig } from './config';
 import { join } from 'node:path';
 import { ApprovalsModule } from './approvals/approvals.module';
+import { LocksModule } from './locks/locks.module';
 import { MailboxesModule } from './mailboxes/mailboxes.module';
 import { ManifestModule } from './manifest/manifest.module';
 import { MembersModule } from './members/members.module';
@@ -26,6 +27,7 @@ export class AppModule {
         MembersModule,
         ApprovalsModule,
         ManifestModule,
+        LocksModule,
       ],
     };
   }

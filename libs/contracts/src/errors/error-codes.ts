@@ -17,6 +17,23 @@ export const ErrorCodes = {
   configInvalid: 'CONFIG.INVALID',
   teamNameInvalid: 'TEAM.NAME_INVALID',
   teamAlreadyExists: 'TEAM.ALREADY_EXISTS',
+  // File locks
+  lockHeld: 'LOCK.HELD',
+  lockNotHolder: 'LOCK.NOT_HOLDER',
+  lockPathOutsideWorkspace: 'LOCK.PATH_OUTSIDE_WORKSPACE',
+  // Personas and pools, team manifest, approvals queue
+  personaNotFound: 'PERSONA.NOT_FOUND',
+  personaAlreadyExists: 'PERSONA.ALREADY_EXISTS',
+  personaLeaseNotFound: 'PERSONA.LEASE_NOT_FOUND',
+  personaRequestNotFound: 'PERSONA.REQUEST_NOT_FOUND',
+  personaConfigInvalid: 'PERSONA.CONFIG_INVALID',
+  poolNotFound: 'POOL.NOT_FOUND',
+  manifestInvalid: 'MANIFEST.INVALID',
+  manifestNotFound: 'MANIFEST.NOT_FOUND',
+  approvalNotFound: 'APPROVAL.NOT_FOUND',
+  approvalAlreadyAnswered: 'APPROVAL.ALREADY_ANSWERED',
+  approvalAlreadyTimedOut: 'APPROVAL.ALREADY_TIMED_OUT',
+  approvalUnknownTeam: 'APPROVAL.UNKNOWN_TEAM',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

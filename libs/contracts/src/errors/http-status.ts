@@ -20,6 +20,9 @@ const exact: Record<string, number> = {
   [ErrorCodes.configInvalid]: 500,
   [ErrorCodes.teamNameInvalid]: 400,
   [ErrorCodes.teamAlreadyExists]: 409,
+  [ErrorCodes.lockHeld]: 409,
+  [ErrorCodes.lockNotHolder]: 403,
+  [ErrorCodes.lockPathOutsideWorkspace]: 400,
 };
 
 const byReason: Array<[RegExp, number]> = [

@@ -1,5 +1,6 @@
 import type { EventDefinition } from '../messages';
 import { approvalEvents } from './approval.contracts';
+import { fileLockEvents } from './file-lock.contracts';
 import { mailboxEvents } from './mailbox.contracts';
 import { manifestEvents } from './manifest.contracts';
 import { memberEvents } from './member.contracts';
@@ -14,6 +15,7 @@ export * from './persona.contracts';
 export * from './member.contracts';
 export * from './approval.contracts';
 export * from './manifest.contracts';
+export * from './file-lock.contracts';
 
 /** Every event the team-manager records: its EventStore validates against these. */
 export const teamManagerEvents: EventDefinition[] = [
@@ -24,4 +26,5 @@ export const teamManagerEvents: EventDefinition[] = [
   ...memberEvents,
   ...approvalEvents,
   ...manifestEvents,
+  ...fileLockEvents,
 ];

@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { listFileLocks, lockFile, releaseHolderLocks, unlockFile } from '@headspace/contracts';
+import { waitFor } from '@headspace/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTeamManager, type TeamManagerHarness } from '../testing/team-manager-harness';
+import { FileLocksProjection } from './file-locks.projection';
+
+let tm: TeamManagerHarness;
+const STALE_MS = 1_000;
+
+beforeAll(async () => {
+  tm = await startTeamManager('filelocks', { FILE_LOCK_STALE_MS: String(STALE_MS) });
+});
+afterAll(() => tm?.close());
+
+const team = () => `locks-${randomUUID().slice(0, 8)}`;
+const lockEvents = async (teamName: string) =>
+  Number((await tm.db.pool.query(`SELECT count(*) FROM team_manager.events WHERE stream_id LIKE $1`, [`filelock-${teamName}:%`])).rows[0].count);
+const listed = (teamName: string, holder?: string) => tm.send(listFileLocks, { team: teamName, ...(holder ? { holder } : {}) });
+
+describe('file locks (seed 003 Requirement 6.4)', () => {
+  it('a teammate locks a free path and the lock is listed with its holder', async () => {
+    const t = team();
+    const result = await tm.send(lockFile, { team: t, path: 'src/auth.ts', holder: 'con' });
+    expect(result).toMatchObject({ team: t, path: 'src/auth.ts', holder: 'con' });
+    const { locks } = await waitFor(async () => {
+      const list = await listed(t);
+      return list.locks.length === 1 ? list : undefined;
+    });
+    expect(locks[0]).toMatchObject({ path: 'src/auth.ts', holder: 'con' });
+  });
+
+  it('another teammate is refused with LOCK.HELD naming the holder, and nothing is appended', async () => {
+    const t = team();
+    await tm.send(lockFile, { team: t, path: 'src/db.ts', holder: 'con' });
+    const before = await lockEvents(t);
+    const error = await tm.sendError(lockFile, { team: t, path: 'src/db.ts', holder: 'al' });
+    expect(error).toMatchObject({ code: 'LOCK.HELD', field: 'path', details: { holder: 'con' } });
+    expect(await lockEvents(t)).toBe(before);
+  });
+
+  it('paths are normalised, so two spellings of one file are one lock', async () => {
+    const t = team();
+    const first = await tm.send(lockFile, { team: t, path: './src/../src/./api.ts', holder: 'may' });
+    expect(first.path).toBe('src/api.ts');
+    expect(await tm.sendError(lockFile, { team: t, path: 'src/api.ts', holder: 'mark' })).toMatchObject({ code: 'LOCK.HELD' });
+  });
+
+  it('a path outside the workspace is refused with the field named, and nothing is written', async () => {
+    const t = team();
+    for (const path of ['../etc/passwd', '/etc/passwd', 'src/../../outside.ts', '.']) {
+      expect(await tm.sendError(lockFile, { team: t, path, holder: 'con' })).toMatchObject({ code: 'CONTRACTS.VALIDATION_FAILED', field: 'path' });
+    }
+    expect(await lockEvents(t)).toBe(0);
+  });
+
+  it('a stale lock is broken after the configured time and the breaker is told whose it was', async () => {
+    const t = team();
+    await tm.send(lockFile, { team: t, path: 'src/slow.ts', holder: 'verner' });
+    expect(await tm.sendError(lockFile, { team: t, path: 'src/slow.ts', holder: 'con' })).toMatchObject({ code: 'LOCK.HELD' });
+    const taken = await waitFor(
+      () => tm.send(lockFile, { team: t, path: 'src/slow.ts', holder: 'con' }).catch(() => undefined),
+      { timeoutMs: STALE_MS * 20, intervalMs: 50, message: 'stale lock broken' },
+    );
+    expect(taken).toMatchObject({ holder: 'con', brokeStaleLockOf: 'verner' });
+  });
+
+  it('the holder locking again keeps the lock fresh', async () => {
+    const t = team();
+    await tm.send(lockFile, { team: t, path: 'src/kept.ts', holder: 'al' });
+    const deadline = Date.now() + STALE_MS * 3;
+    while (Date.now() < deadline) {
+      await tm.send(lockFile, { team: t, path: 'src/kept.ts', holder: 'al' });
+      expect(await tm.sendError(lockFile, { team: t, path: 'src/kept.ts', holder: 'may' })).toMatchObject({ code: 'LOCK.HELD' });
+    }
+  });
+
+  it('only the holder can unlock; then the path is free for others', async () => {
+    const t = team();
+    await tm.send(lockFile, { team: t, path: 'src/x.ts', holder: 'con' });
+    expect(await tm.sendError(unlockFile, { team: t, path: 'src/x.ts', holder: 'al' })).toMatchObject({ code: 'LOCK.NOT_HOLDER' });
+    expect(await tm.send(unlockFile, { team: t, path: 'src/x.ts', holder: 'con' })).toEqual({ released: true });
+    expect(await tm.send(unlockFile, { team: t, path: 'src/x.ts', holder: 'con' })).toEqual({ released: false });
+    expect(await tm.send(lockFile, { team: t, path: 'src/x.ts', holder: 'al' })).toMatchObject({ holder: 'al' });
+  });
+
+  it("all of a teammate's locks are released when its task completes, and no one else's", async () => {
+    const t = team();
+    for (const path of ['a.ts', 'b.ts', 'c.ts']) await tm.send(lockFile, { team: t, path, holder: 'mark' });
+    await tm.send(lockFile, { team: t, path: 'd.ts', holder: 'may' });
+    const { released } = await tm.send(releaseHolderLocks, { team: t, holder: 'mark' });
+    expect(released).toEqual(['a.ts', 'b.ts', 'c.ts']);
+    const { locks } = await waitFor(async () => {
+      const list = await listed(t);
+      return list.locks.length === 1 ? list : undefined;
+    });
+    expect(locks).toEqual([expect.objectContaining({ path: 'd.ts', holder: 'may' })]);
+  });
+
+  it('concurrent lockers of one path: exactly one holds it, the rest get LOCK.HELD', async () => {
+    const t = team();
+    const holders = Array.from({ length: 12 }, (_, i) => `agent-${i}`);
+    const results = await Promise.allSettled(holders.map((holder) => tm.send(lockFile, { team: t, path: 'src/hot.ts', holder })));
+    const won = results.filter((r) => r.status === 'fulfilled');
+    expect(won).toHaveLength(1);
+    for (const r of results.filter((r) => r.status === 'rejected')) expect((r as PromiseRejectedResult).reason).toMatchObject({ code: 'LOCK.HELD' });
+    expect(await lockEvents(t)).toBe(1);
+  });
+
+  it('bad input on every lock command is a validation error naming the field, with nothing appended', async () => {
+    const t = team();
+    const cases: Array<[Parameters<typeof tm.sendError>[0], unknown, string]> = [
+      [lockFile, { team: t, path: 'a.ts' }, 'holder'],
+      [lockFile, { team: t, path: 42, holder: 'con' }, 'path'],
+      [lockFile, { team: 'Not Valid', path: 'a.ts', holder: 'con' }, 'team'],
+      [lockFile, { team: t, path: 'x'.repeat(2_000), holder: 'con' }, 'path'],
+      [unlockFile, { team: t, holder: 'con' }, 'path'],
+      [releaseHolderLocks, { team: t }, 'holder'],
+      [listFileLocks, { holder: 'con' }, 'team'],
+    ];
+    for (const [definition, body, field] of cases) {
+      expect(await tm.sendError(definition, body)).toMatchObject({ code: 'CONTRACTS.VALIDATION_FAILED', field });
+    }
+    expect(await lockEvents(t)).toBe(0);
+  });
+
+  it('the file-locks projection rebuilt from 0 equals the live one', async () => {
+    const projection = tm.apps[0].get(FileLocksProjection);
+    await projection.runner.waitUntilCaughtUp();
+    const live = (await tm.db.pool.query('SELECT * FROM team_manager.file_locks ORDER BY team, path')).rows;
+    expect(live.length).toBeGreaterThan(3);
+    await projection.runner.rebuild();
+    await projection.runner.waitUntilCaughtUp();
+    const rebuilt = (await tm.db.pool.query('SELECT * FROM team_manager.file_locks ORDER BY team, path')).rows;
+    expect(rebuilt).toEqual(live);
+  });
+});
