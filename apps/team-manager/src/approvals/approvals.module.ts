@@ -1,5 +1,22 @@
 import { Module } from '@nestjs/common';
+import { AnswerApprovalHandler } from './answer-approval/answer-approval.handler';
+import { ApprovalCommands } from './approval-commands.service';
+import { ApprovalsProjection } from './approvals.projection';
+import { GetApprovalHandler } from './get-approval/get-approval.handler';
+import { ListApprovalsHandler } from './list-approvals/list-approvals.handler';
+import { RequestApprovalHandler } from './request-approval/request-approval.handler';
+import { ApprovalTimeoutSweeper } from './timeout-sweeper/approval-timeout.sweeper';
 
-/** Approvals: commands, queries and projections of this feature (see its folder). */
-@Module({})
+/** The approvals queue: one stream per approval, the approvals projection, the timeout sweeper. */
+@Module({
+  providers: [
+    ApprovalCommands,
+    ApprovalsProjection,
+    RequestApprovalHandler,
+    AnswerApprovalHandler,
+    ListApprovalsHandler,
+    GetApprovalHandler,
+    ApprovalTimeoutSweeper,
+  ],
+})
 export class ApprovalsModule {}

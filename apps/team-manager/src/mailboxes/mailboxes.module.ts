@@ -1,5 +1,14 @@
 import { Module } from '@nestjs/common';
+import { ListMessagesHandler } from './list-messages/list-messages.handler';
+import { MailboxProjection } from './mailbox.projection';
+import { MailboxWriter } from './mailbox-writer';
+import { OpenInboxHandler } from './open-inbox/open-inbox.handler';
+import { SendMessageHandler } from './send-message/send-message.handler';
+import { TakeUnreadHandler } from './take-unread/take-unread.handler';
 
-/** Mailboxes: commands, queries and projections of this feature (see its folder). */
-@Module({})
+/** Mailboxes: open inboxes, send (direct, broadcast, shutdown protocol, idle), take the unread queue, list; the mailbox projection. */
+@Module({
+  providers: [MailboxWriter, OpenInboxHandler, SendMessageHandler, TakeUnreadHandler, ListMessagesHandler, MailboxProjection],
+  exports: [MailboxProjection],
+})
 export class MailboxesModule {}

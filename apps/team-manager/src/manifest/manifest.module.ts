@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { ExportManifestHandler } from './export-manifest/export-manifest.handler';
+import { ImportManifestHandler } from './import-manifest/import-manifest.handler';
 
-/** Manifest: commands, queries and projections of this feature (see its folder). */
-@Module({})
+/** Team manifest (seed 001 `team.yaml`): import and export, one stream per team. */
+@Module({ providers: [ImportManifestHandler, ExportManifestHandler] })
 export class ManifestModule {}

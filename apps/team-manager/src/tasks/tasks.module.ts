@@ -1,5 +1,15 @@
 import { Module } from '@nestjs/common';
+import { ClaimTaskHandler } from './claim-task/claim-task.handler';
+import { CompleteTaskHandler } from './complete-task/complete-task.handler';
+import { CreateTasksHandler } from './create-tasks/create-tasks.handler';
+import { HeartbeatTaskHandler } from './heartbeat-task/heartbeat-task.handler';
+import { LeaseSweeper } from './lease-sweeper';
+import { ListTasksHandler } from './list-tasks/list-tasks.handler';
+import { ReleaseTaskHandler } from './release-task/release-task.handler';
+import { TaskBoardProjection } from './task-board.projection';
 
-/** Tasks: commands, queries and projections of this feature (see its folder). */
-@Module({})
+/** Tasks: the team's task list — creation with dependencies, atomic claims as leases, completion, the board. */
+@Module({
+  providers: [TaskBoardProjection, CreateTasksHandler, ClaimTaskHandler, HeartbeatTaskHandler, CompleteTaskHandler, ReleaseTaskHandler, ListTasksHandler, LeaseSweeper],
+})
 export class TasksModule {}

@@ -20,14 +20,34 @@ const exact: Record<string, number> = {
   [ErrorCodes.configInvalid]: 500,
   [ErrorCodes.teamNameInvalid]: 400,
   [ErrorCodes.teamAlreadyExists]: 409,
+  // Tasks: reasons the suffix rules would map to 500
+  [ErrorCodes.taskCircularDependency]: 400,
+  [ErrorCodes.taskBlocked]: 409,
+  [ErrorCodes.taskNotOwner]: 403,
+  [ErrorCodes.taskNotClaimed]: 409,
+  [ErrorCodes.taskLeaseExpired]: 409,
+  [ErrorCodes.taskEscalated]: 409,
   [ErrorCodes.lockHeld]: 409,
   [ErrorCodes.lockNotHolder]: 403,
   [ErrorCodes.lockPathOutsideWorkspace]: 400,
+  // Team lifecycle and teammates
+  [ErrorCodes.teamNotActive]: 409,
+  [ErrorCodes.teamMembersActive]: 409,
+  [ErrorCodes.teamShutdownAlreadyAnswered]: 409,
+  [ErrorCodes.teammateNotActive]: 409,
+  [ErrorCodes.teammateDepthLimit]: 409,
+  // Mailboxes
+  [ErrorCodes.mailboxLeadNotFound]: 404,
+  [ErrorCodes.mailboxLeadAlreadyExists]: 409,
+  // Personas and pools: reasons the suffix rules would map to 500 (or 400 for a startup-only failure)
+  [ErrorCodes.personaLeaseNotFound]: 404,
+  [ErrorCodes.personaRequestNotFound]: 404,
+  [ErrorCodes.personaConfigInvalid]: 500,
 };
 
 const byReason: Array<[RegExp, number]> = [
-  [/\.(NOT_FOUND|UNKNOWN_[A-Z_]+)$/, 404],
-  [/\.(ALREADY_[A-Z_]+|CONFLICT|WRONG_[A-Z_]+)$/, 409],
+  [/\.([A-Z_]*NOT_FOUND|UNKNOWN_[A-Z_]+)$/, 404],
+  [/\.([A-Z_]*ALREADY_[A-Z_]+|[A-Z_]*CONFLICT|WRONG_[A-Z_]+)$/, 409],
   [/\.(INVALID|[A-Z_]+_INVALID|VALIDATION_FAILED)$/, 400],
   [/\.(FORBIDDEN|NOT_ALLOWED)$/, 403],
   [/\.(UNAUTHENTICATED)$/, 401],

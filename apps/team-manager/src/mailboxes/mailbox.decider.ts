@@ -1,0 +1,181 @@
+import {
+  ErrorCodes,
+  HeadspaceError,
+  type EventData,
+  type inboxOpened,
+  type messageDelivered,
+  type sendMessage,
+  type shutdownAnswered,
+  type shutdownRequested,
+} from '@headspace/contracts';
+import type { Decider } from '@headspace/event-store';
+import type { z } from 'zod';
+
+/**
+ * The team mailbox registry (stream `mailbox-<team>`): open inboxes and their roles, and the
+ * shutdown protocol's open requests. Every send decides against it (small: one event per inbox
+ * and per shutdown request/answer), and its events route to two kinds of stream: registry events
+ * stay here, each `mailbox.message-delivered` goes to its recipient's inbox stream.
+ *
+ * Why a stream per inbox for the copies rather than one team stream with the recipients in the
+ * event: the unread queue must be taken atomically against concurrent sends (decided against the
+ * inbox's own stream and version), and a busy team must not make every send re-read every
+ * message of the team; plain sends commute, so they append to the inbox without a version check
+ * (nothing they decide on can be invalidated: inboxes are never closed).
+ */
+export type MailboxEvent =
+  | { type: 'mailbox.inbox-opened'; data: EventData<typeof inboxOpened> }
+  | { type: 'mailbox.message-delivered'; data: EventData<typeof messageDelivered> }
+  | { type: 'mailbox.shutdown-requested'; data: EventData<typeof shutdownRequested> }
+  | { type: 'mailbox.shutdown-answered'; data: EventData<typeof shutdownAnswered> };
+
+export interface MailboxState {
+  inboxes: ReadonlyMap<string, 'lead' | 'member'>;
+  lead?: string;
+  /** requestId → who asked whom; removed when answered. */
+  openRequests: ReadonlyMap<string, { from: string; to: string }>;
+}
+
+export interface OpenInbox {
+  type: 'open-inbox';
+  team: string;
+  memberId: string;
+  role: 'lead' | 'member';
+  now: string;
+}
+
+export type SendRequest = z.output<typeof sendMessage.request>;
+
+export interface SendMessage {
+  type: 'send-message';
+  request: SendRequest;
+  /** Derived from the command id by the handler. */
+  messageId: string;
+  requestId: string;
+  now: string;
+}
+
+export type MailboxCommand = OpenInbox | SendMessage;
+
+type Delivered = EventData<typeof messageDelivered>;
+
+const fail = (code: string, message: string, field: string) => new HeadspaceError(code, message, { field });
+
+export const mailboxDecider: Decider<MailboxCommand, MailboxState, MailboxEvent> = {
+  initialState: () => ({ inboxes: new Map(), openRequests: new Map() }),
+
+  decide(command, state) {
+    return command.type === 'open-inbox' ? decideOpen(command, state) : decideSend(command, state);
+  },
+
+  evolve(state, event) {
+    switch (event.type) {
+      case 'mailbox.inbox-opened': {
+        const inboxes = new Map(state.inboxes).set(event.data.memberId, event.data.role);
+        return { ...state, inboxes, lead: event.data.role === 'lead' ? event.data.memberId : state.lead };
+      }
+      case 'mailbox.shutdown-requested':
+        return { ...state, openRequests: new Map(state.openRequests).set(event.data.requestId, { from: event.data.from, to: event.data.to }) };
+      case 'mailbox.shutdown-answered': {
+        const openRequests = new Map(state.openRequests);
+        openRequests.delete(event.data.requestId);
+        return { ...state, openRequests };
+      }
+      default:
+        return state;
+    }
+  },
+};
+
+function decideOpen(command: OpenInbox, state: MailboxState): MailboxEvent[] {
+  const existing = state.inboxes.get(command.memberId);
+  if (existing === command.role) return []; // idempotent: already open with that role
+  if (existing) {
+    throw fail(ErrorCodes.mailboxRoleConflict, `"${command.memberId}" already has an inbox as ${existing}`, 'role');
+  }
+  if (command.role === 'lead' && state.lead) {
+    throw fail(ErrorCodes.mailboxLeadAlreadyExists, `Team "${command.team}" already has a lead inbox ("${state.lead}")`, 'role');
+  }
+  return [{ type: 'mailbox.inbox-opened', data: { team: command.team, memberId: command.memberId, role: command.role, openedAt: command.now } }];
+}
+
+function decideSend(command: SendMessage, state: MailboxState): MailboxEvent[] {
+  const { request: r, messageId, now } = command;
+  if (!state.inboxes.has(r.from)) throw fail(ErrorCodes.mailboxUnknownSender, `"${r.from}" has no inbox in team "${r.team}"`, 'from');
+  const base = { messageId, team: r.team, from: r.from, sentAt: now };
+  const deliver = (recipient: string, fields: Omit<Delivered, 'messageId' | 'team' | 'from' | 'sentAt' | 'recipient'>): MailboxEvent => ({
+    type: 'mailbox.message-delivered',
+    data: { ...base, recipient, ...fields },
+  });
+  const addressee = (to: string) => {
+    if (to === r.from) throw fail(ErrorCodes.mailboxRecipientInvalid, 'A member cannot message itself', 'to');
+    if (!state.inboxes.has(to)) throw fail(ErrorCodes.mailboxUnknownRecipient, `"${to}" has no inbox in team "${r.team}"`, 'to');
+    return to;
+  };
+
+  switch (r.type) {
+    case 'message': {
+      const to = addressee(r.to);
+      const events = [deliver(to, { type: 'message', visibility: 'full', body: r.body, summary: r.summary, ...(r.topic ? { topic: r.topic } : {}) })];
+      // A DM between two members other than the lead: the lead sees that it happened, as its summary only.
+      if (state.lead && state.lead !== r.from && state.lead !== to) {
+        events.push(deliver(state.lead, { type: 'message', visibility: 'summary', peerTo: to, body: null, summary: r.summary, ...(r.topic ? { topic: r.topic } : {}) }));
+      }
+      return events;
+    }
+    case 'broadcast':
+      // To every open inbox but the sender's, in a fixed order (the appends lock inbox streams in this order).
+      return [...state.inboxes.keys()]
+        .filter((member) => member !== r.from)
+        .sort()
+        .map((member) => deliver(member, { type: 'broadcast', visibility: 'full', body: r.body, summary: r.summary, ...(r.topic ? { topic: r.topic } : {}) }));
+    case 'shutdown_request': {
+      if (state.lead !== r.from) throw fail(ErrorCodes.mailboxNotAllowed, 'Only the team lead sends shutdown requests', 'from');
+      const to = addressee(r.to);
+      return [
+        { type: 'mailbox.shutdown-requested', data: { team: r.team, requestId: command.requestId, from: r.from, to, requestedAt: now } },
+        deliver(to, {
+          type: 'shutdown_request',
+          visibility: 'full',
+          requestId: command.requestId,
+          body: r.body ?? 'The team lead asks you to shut down: approve when your work is saved, or reject with a reason.',
+          ...(r.summary ? { summary: r.summary } : {}),
+        }),
+      ];
+    }
+    case 'shutdown_response': {
+      const open = state.openRequests.get(r.requestId);
+      if (!open || open.to !== r.from) {
+        throw fail(ErrorCodes.mailboxUnknownRequest, `No open shutdown request "${r.requestId}" was sent to "${r.from}"`, 'requestId');
+      }
+      const reason = r.reason === undefined ? {} : { reason: r.reason };
+      return [
+        { type: 'mailbox.shutdown-answered', data: { team: r.team, requestId: r.requestId, from: r.from, to: open.from, approve: r.approve, ...reason, answeredAt: now } },
+        deliver(open.from, {
+          type: 'shutdown_response',
+          visibility: 'full',
+          requestId: r.requestId,
+          approve: r.approve,
+          ...reason,
+          body: r.body ?? (r.approve ? 'Shutdown approved.' : `Shutdown rejected: ${r.reason}`),
+        }),
+      ];
+    }
+    case 'idle_notification': {
+      if (!state.lead) throw fail(ErrorCodes.mailboxLeadNotFound, `Team "${r.team}" has no lead inbox to notify`, 'from');
+      if (state.lead === r.from) throw fail(ErrorCodes.mailboxNotAllowed, 'The lead does not notify itself of idleness', 'from');
+      // While the lead waits for shutdown answers, an idle member is expected: record it, but flag it so no one answers it.
+      const lead = state.lead;
+      const shuttingDown = [...state.openRequests.values()].some((request) => request.from === lead);
+      return [
+        deliver(lead, {
+          type: 'idle_notification',
+          visibility: 'full',
+          body: r.body ?? `${r.from} is idle.`,
+          ...(r.summary ? { summary: r.summary } : {}),
+          suppressAutoReply: shuttingDown,
+        }),
+      ];
+    }
+  }
+}

@@ -1,0 +1,69 @@
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { inboxStreamId, mailboxStreamId, sendMessage, type EventData, type messageDelivered } from '@headspace/contracts';
+import { idFromCommand, withRetry } from '@headspace/event-store';
+import { serveRequests, type RequestContext, type RequestServer } from '@headspace/messaging';
+import { NATS_CONNECTION } from '@headspace/platform';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import { mailboxDecider } from '../mailbox.decider';
+import { commandMetadata, isMailboxRetryable, MailboxWriter } from '../mailbox-writer';
+
+type Reply = z.output<typeof sendMessage.response>;
+type Delivered = EventData<typeof messageDelivered>;
+
+/**
+ * `hs.cmd.team-manager.send-message`: direct, broadcast, shutdown request/response and idle
+ * notification. Decides against the team's mailbox registry (read-your-writes: who has an inbox,
+ * which shutdown requests are open) and appends the copies to the recipients' inboxes.
+ */
+@Injectable()
+export class SendMessageHandler implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private server?: RequestServer;
+
+  constructor(
+    private readonly writer: MailboxWriter,
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.server = serveRequests(this.nc, sendMessage, (request, ctx) => this.handle(request, ctx));
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.server?.stop();
+  }
+
+  handle(request: z.output<typeof sendMessage.request>, ctx: RequestContext): Promise<Reply> {
+    const commandId = ctx.commandId ?? randomUUID();
+    return withRetry(() => this.attempt(request, ctx, commandId), { maxAttempts: 5, retryOn: isMailboxRetryable });
+  }
+
+  private async attempt(request: z.output<typeof sendMessage.request>, ctx: RequestContext, commandId: string): Promise<Reply> {
+    const { state, version } = await this.writer.registry(request.team);
+    const messageId = idFromCommand(commandId, `message:${request.team}`);
+    const requestId = idFromCommand(commandId, `shutdown-request:${request.team}`);
+    // A retried command answers as its first attempt did, even if the state has moved on since.
+    const candidates = [mailboxStreamId(request.team), ...[...state.inboxes.keys()].map((member) => inboxStreamId(request.team, member))];
+    const prior = await this.writer.priorEvents(commandId, candidates);
+    if (prior.length > 0) return replyFrom(messageId, prior.filter((e) => e.type === 'mailbox.message-delivered').map((e) => e.data as Delivered), true);
+
+    const events = mailboxDecider.decide({ type: 'send-message', request, messageId, requestId, now: new Date().toISOString() }, state);
+    if (events.length > 0) await this.writer.appendDecision(request.team, version, events, commandId, commandMetadata(ctx, commandId));
+    const delivered = events.flatMap((e) => (e.type === 'mailbox.message-delivered' ? [e.data] : []));
+    return replyFrom(messageId, delivered, false);
+  }
+}
+
+function replyFrom(messageId: string, delivered: Delivered[], replayed: boolean): Reply {
+  const full = delivered.filter((d) => d.visibility === 'full');
+  const requestId = full.find((d) => d.type === 'shutdown_request')?.requestId;
+  const idle = full.find((d) => d.type === 'idle_notification');
+  return {
+    messageId,
+    recipients: full.map((d) => d.recipient),
+    replayed,
+    ...(requestId ? { requestId } : {}),
+    ...(idle ? { suppressAutoReply: idle.suppressAutoReply ?? false } : {}),
+  };
+}

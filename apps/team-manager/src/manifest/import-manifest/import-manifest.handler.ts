@@ -1,0 +1,46 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { importManifest, manifestStreamId } from '@headspace/contracts';
+import { EventStore, foldEvents, withRetry, type RecordedEvent } from '@headspace/event-store';
+import type { RequestContext } from '@headspace/messaging';
+import { NATS_CONNECTION } from '@headspace/platform';
+import type { NatsConnection } from '@nats-io/nats-core';
+import type { z } from 'zod';
+import { ServedHandler } from '../../personas/served-handler';
+import { manifestDecider, type ManifestEvent } from '../manifest.decider';
+import { parseManifestYaml, resolveMembers } from '../manifest-yaml';
+
+/** `import-manifest`: team.yaml text in, validated (MANIFEST.INVALID naming the field), stored on the team's manifest stream. */
+@Injectable()
+export class ImportManifestHandler extends ServedHandler<typeof importManifest> {
+  constructor(
+    private readonly store: EventStore,
+    @Inject(NATS_CONNECTION) nc: NatsConnection,
+  ) {
+    super(importManifest, nc);
+  }
+
+  async handle(request: z.output<typeof importManifest.request>, ctx: RequestContext) {
+    const manifest = parseManifestYaml(request.yaml);
+    const commandId = ctx.commandId ?? randomUUID();
+    const streamId = manifestStreamId(manifest.team);
+    return withRetry(async () => {
+      const prior = await this.store.priorResult(streamId, commandId);
+      if (prior) return this.reply(manifest, true, prior.nextExpectedVersion);
+      const history = (await this.store.readStream(streamId)) as Array<RecordedEvent & ManifestEvent>;
+      const version = history.length ? history[history.length - 1].streamVersion : 0n;
+      const events = manifestDecider.decide({ type: 'import-manifest', manifest, now: new Date().toISOString() }, foldEvents(manifestDecider, history));
+      if (events.length === 0) return this.reply(manifest, false, version);
+      const result = await this.store.append(streamId, events, {
+        expected: version === 0n ? 'no-stream' : version,
+        commandId,
+        metadata: { correlationId: ctx.correlationId, causationId: ctx.causationId ?? commandId, traceparent: ctx.traceparent, tracestate: ctx.tracestate },
+      });
+      return this.reply(manifest, true, result.nextExpectedVersion);
+    });
+  }
+
+  private reply(manifest: ReturnType<typeof parseManifestYaml>, changed: boolean, version: bigint) {
+    return { team: manifest.team, changed, manifest, members: resolveMembers(manifest), streamVersion: version.toString() };
+  }
+}

@@ -1,0 +1,44 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { announceTeammateCompletion } from '@headspace/contracts';
+import { idFromCommand } from '@headspace/event-store';
+import type { RequestContext } from '@headspace/messaging';
+import { NATS_CONNECTION } from '@headspace/platform';
+import type { NatsConnection } from '@nats-io/nats-core';
+import type { z } from 'zod';
+import { ServedHandler } from '../../teams/shared/served-handler';
+import { commandMeta, TeamCommandExecutor } from '../../teams/shared/team-command.executor';
+import { teamDecider } from '../../teams/team.decider';
+
+/** `announce-teammate-completion`: the announce flow — a teammate reports its result, addressed to the lead. */
+@Injectable()
+export class AnnounceCompletionHandler extends ServedHandler<typeof announceTeammateCompletion> {
+  protected readonly definition = announceTeammateCompletion;
+
+  constructor(@Inject(NATS_CONNECTION) protected readonly nc: NatsConnection, private readonly executor: TeamCommandExecutor) {
+    super();
+  }
+
+  handle(request: z.output<typeof announceTeammateCompletion.request>, ctx: RequestContext) {
+    const meta = commandMeta(ctx);
+    const command = {
+      type: 'announce-teammate-completion' as const,
+      team: request.team,
+      member: request.member,
+      announcementId: idFromCommand(meta.commandId, `announcement:${request.team}:${request.member}`),
+      outcome: request.outcome,
+      summary: request.summary,
+      result: request.result,
+      now: new Date().toISOString(),
+    };
+    return this.executor.execute(
+      request.team,
+      meta,
+      (state) => teamDecider.decide(command, state),
+      ({ events, streamVersion }) => {
+        const announced = events.find((e) => e.type === 'teammate.announced');
+        if (announced?.type !== 'teammate.announced') throw new Error('announce recorded no teammate.announced event');
+        return { announcementId: announced.data.announcementId, to: announced.data.to, streamVersion };
+      },
+    );
+  }
+}

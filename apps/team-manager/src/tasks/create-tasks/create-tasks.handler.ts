@@ -1,0 +1,99 @@
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { createTask, createTasks, taskListStreamId, taskStreamId } from '@headspace/contracts';
+import { EventStore, foldEvents, idFromCommand, withRetry, type RecordedEvent } from '@headspace/event-store';
+import { serveRequests, type RequestContext, type RequestServer } from '@headspace/messaging';
+import { NATS_CONNECTION, PG_POOL } from '@headspace/platform';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
+import type { z } from 'zod';
+import { taskListDecider, type NewTask, type TaskListEvent } from '../task-list.decider';
+import { TASK_RETRY, eventMetadata, requireTeam, taskSettings } from '../task-streams';
+
+type NewTaskRequest = z.output<typeof createTasks.request>['tasks'][number];
+
+/**
+ * `create-task` and `create-tasks`: decided against the team's task-list stream, then appended in
+ * ONE short transaction: the list stream first (compare-and-set at its exact version), then each new
+ * task stream (`no-stream`) in task-id order. The fixed order is the deadlock-prevention rule: every
+ * creator takes the list row first, so creators of one team queue behind it instead of each holding
+ * a task row the other wants.
+ */
+@Injectable()
+export class CreateTasksHandler implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private servers: RequestServer[] = [];
+  private readonly settings = taskSettings();
+
+  constructor(
+    private readonly store: EventStore,
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(PG_POOL) private readonly pool: Pool,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.servers = [
+      serveRequests(this.nc, createTask, async (request, ctx) => {
+        const { team, ...task } = request;
+        const result = await this.handle(team, [task], ctx, () => '');
+        return { taskId: result.taskIds[0], streamVersion: result.streamVersion };
+      }),
+      serveRequests(this.nc, createTasks, (request, ctx) => this.handle(request.team, request.tasks, ctx, (i) => `tasks.${i}`)),
+    ];
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.all(this.servers.map((s) => s.stop()));
+  }
+
+  handle(team: string, tasks: NewTaskRequest[], ctx: RequestContext, fieldPrefix: (index: number) => string) {
+    const commandId = ctx.commandId ?? randomUUID();
+    const newTasks: NewTask[] = tasks.map((t, i) => ({
+      taskId: t.id ?? idFromCommand(commandId, `task:${team}:${i}`),
+      subject: t.subject,
+      description: t.description,
+      ...(t.activeForm === undefined ? {} : { activeForm: t.activeForm }),
+      dependsOn: t.dependsOn,
+      metadata: t.metadata,
+      files: t.files,
+      maxAttempts: t.maxAttempts ?? this.settings.TASK_MAX_ATTEMPTS,
+    }));
+    return withRetry(() => this.attempt(team, newTasks, ctx, commandId, fieldPrefix), TASK_RETRY);
+  }
+
+  private async attempt(team: string, tasks: NewTask[], ctx: RequestContext, commandId: string, fieldPrefix: (index: number) => string) {
+    const listId = taskListStreamId(team);
+    const taskIds = tasks.map((t) => t.taskId);
+    const prior = await this.store.priorResult(listId, commandId);
+    if (prior) return { taskIds, streamVersion: prior.nextExpectedVersion.toString() };
+    await requireTeam(this.store, team);
+    const history = (await this.store.readStream(listId)) as Array<RecordedEvent & TaskListEvent>;
+    const decision = taskListDecider.decideCreation(
+      { type: 'add-tasks', team, tasks, now: new Date().toISOString(), fieldPrefix },
+      foldEvents(taskListDecider, history),
+    );
+    const metadata = eventMetadata(ctx, commandId);
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      // Keep the write transaction short and bounded: it holds the list row and the xid8 read fence.
+      await client.query(`SET LOCAL statement_timeout = '5s'`);
+      const result = await this.store.append(listId, decision.list, {
+        expected: history.length ? history[history.length - 1].streamVersion : 'no-stream',
+        commandId,
+        metadata,
+        client,
+      });
+      const created = [...decision.created].sort((a, b) => (a.data.taskId < b.data.taskId ? -1 : a.data.taskId > b.data.taskId ? 1 : 0));
+      for (const event of created) {
+        await this.store.append(taskStreamId(team, event.data.taskId), [event], { expected: 'no-stream', commandId, metadata, client });
+      }
+      await client.query('COMMIT');
+      return { taskIds, streamVersion: result.nextExpectedVersion.toString() };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}

@@ -1,0 +1,79 @@
+import { ErrorCodes, HeadspaceError, taskStreamId, teamStreamId } from '@headspace/contracts';
+import { foldEvents, type EventStore, type RecordedEvent, type RetryOptions } from '@headspace/event-store';
+import type { RequestContext } from '@headspace/messaging';
+import { z } from 'zod';
+import { taskDecider, type TaskEvent, type TaskState } from './task.decider';
+
+/**
+ * Settings of the task list, from the environment (the service's config schema is shared; these
+ * are this feature's own): default lease, failed attempts before escalation, and the longest the
+ * lease sweeper sleeps between looks.
+ */
+const settingsSchema = z.object({
+  TASK_LEASE_MS: z.coerce.number().int().min(100).max(86_400_000).default(300_000),
+  TASK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(3),
+  TASK_LEASE_SWEEP_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
+});
+export type TaskSettings = z.output<typeof settingsSchema>;
+export const taskSettings = (env: NodeJS.ProcessEnv = process.env): TaskSettings =>
+  settingsSchema.parse(Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith('TASK_') && v !== '')));
+
+/**
+ * Version races (two claimers, two creators on one list) are retried on a fresh read: at most 5
+ * attempts with exponential backoff and full jitter (the seed's SQLITE_BUSY bounds). A duplicate
+ * event id (the same command racing itself) is retried too: the next attempt finds its prior result.
+ */
+export const TASK_RETRY: RetryOptions = {
+  maxAttempts: 5,
+  baseDelayMs: 5,
+  maxDelayMs: 200,
+  retryOn: (error) =>
+    (error instanceof HeadspaceError && error.code === ErrorCodes.wrongExpectedVersion) ||
+    ['40001', '40P01', '23505'].includes((error as { code?: string })?.code ?? ''),
+};
+
+export const eventMetadata = (ctx: RequestContext, commandId: string) => ({
+  correlationId: ctx.correlationId,
+  causationId: ctx.causationId ?? commandId,
+  traceparent: ctx.traceparent,
+  tracestate: ctx.tracestate,
+});
+
+export interface LoadedTask {
+  streamId: string;
+  events: Array<RecordedEvent & TaskEvent>;
+  state: TaskState;
+  /** 0n when the stream does not exist. */
+  version: bigint;
+  /** Events this command appended already (a retried command is answered from them). */
+  prior: Array<RecordedEvent & TaskEvent>;
+}
+
+/**
+ * One read of the task stream gives both the state and the command's prior result (the same
+ * question `priorResult` asks, answered from the rows already in hand: one round trip, not two).
+ */
+export async function loadTask(store: EventStore, team: string, taskId: string, commandId?: string): Promise<LoadedTask> {
+  const streamId = taskStreamId(team, taskId);
+  const events = (await store.readStream(streamId)) as Array<RecordedEvent & TaskEvent>;
+  return {
+    streamId,
+    events,
+    state: foldEvents(taskDecider, events),
+    version: events.length ? events[events.length - 1].streamVersion : 0n,
+    prior: commandId ? events.filter((e) => e.metadata.commandId === commandId) : [],
+  };
+}
+
+export function taskNotFound(team: string, taskId: string): HeadspaceError {
+  return new HeadspaceError(ErrorCodes.taskNotFound, `Task "${taskId}" not found in team "${team}"`, {
+    field: 'taskId',
+    details: { team, taskId },
+  });
+}
+
+export async function requireTeam(store: EventStore, team: string): Promise<void> {
+  if ((await store.streamVersion(teamStreamId(team))) === null) {
+    throw new HeadspaceError(ErrorCodes.taskUnknownTeam, `Team "${team}" does not exist`, { field: 'team', details: { team } });
+  }
+}

@@ -1,0 +1,277 @@
+import {
+  ErrorCodes,
+  HeadspaceError,
+  type EventData,
+  type TaskStatus,
+  type taskClaimed,
+  type taskCompleted,
+  type taskEscalated,
+  type taskHeartbeat,
+  type taskLeaseExpired,
+  type taskReleased,
+} from '@headspace/contracts';
+import type { Decider } from '@headspace/event-store';
+import type { TaskCreatedEvent } from './task-list.decider';
+
+/**
+ * One task's stream (`task-<team>.<taskId>`). A claim is a lease: it lasts `leaseMs` unless the owner
+ * heartbeats. The lease is lost when its expiry is recorded (`task.lease-expired`, appended by the
+ * sweeper at the stream's exact version), so a heartbeat or completion that wins that race keeps it.
+ * Every expiry is a failed attempt; when the attempts reach `maxAttempts` the task escalates instead
+ * of going back to the queue.
+ */
+export type TaskEvent =
+  | TaskCreatedEvent
+  | { type: 'task.claimed'; data: EventData<typeof taskClaimed> }
+  | { type: 'task.heartbeat'; data: EventData<typeof taskHeartbeat> }
+  | { type: 'task.lease-expired'; data: EventData<typeof taskLeaseExpired> }
+  | { type: 'task.released'; data: EventData<typeof taskReleased> }
+  | { type: 'task.escalated'; data: EventData<typeof taskEscalated> }
+  | { type: 'task.completed'; data: EventData<typeof taskCompleted> };
+
+export type TaskState =
+  | { exists: false }
+  | {
+      exists: true;
+      team: string;
+      taskId: string;
+      dependsOn: string[];
+      maxAttempts: number;
+      status: TaskStatus;
+      owner?: string;
+      lastExpiredOwner?: string;
+      activeForm?: string;
+      leaseMs?: number;
+      leaseExpiresAt?: string;
+      attempts: number;
+    };
+
+export interface ClaimTask {
+  type: 'claim';
+  owner: string;
+  activeForm?: string;
+  leaseMs: number;
+  now: string;
+  /** Dependencies not completed yet, read from their own streams by the handler. */
+  incompleteDependencies: string[];
+}
+export interface HeartbeatTask {
+  type: 'heartbeat';
+  owner: string;
+  activeForm?: string;
+  leaseMs?: number;
+  now: string;
+}
+export interface CompleteTask {
+  type: 'complete';
+  owner: string;
+  result?: string;
+  now: string;
+}
+export interface ReleaseTask {
+  type: 'release';
+  owner: string;
+  reason: string;
+  now: string;
+}
+export interface ExpireLease {
+  type: 'expire-lease';
+  now: string;
+}
+export type TaskCommand = ClaimTask | HeartbeatTask | CompleteTask | ReleaseTask | ExpireLease;
+
+type Existing = Extract<TaskState, { exists: true }>;
+
+/** After a failed attempt: back to the queue, or escalated when the attempts are used up. */
+function escalateIfExhausted(task: Existing, now: string): TaskEvent[] {
+  if (task.attempts < task.maxAttempts) return [];
+  return [
+    {
+      type: 'task.escalated',
+      data: {
+        team: task.team,
+        taskId: task.taskId,
+        attempts: task.attempts,
+        reason: `failed ${task.attempts} of ${task.maxAttempts} attempts`,
+        escalatedAt: now,
+      },
+    },
+  ];
+}
+
+const plus = (now: string, ms: number) => new Date(Date.parse(now) + ms).toISOString();
+
+function existing(state: TaskState): Existing {
+  if (!state.exists) throw new HeadspaceError(ErrorCodes.taskNotFound, 'Task not found', { field: 'taskId' });
+  return state;
+}
+
+function refuseFinished(task: Existing): void {
+  if (task.status === 'completed') {
+    throw new HeadspaceError(ErrorCodes.taskAlreadyCompleted, `Task "${task.taskId}" is already completed`, { field: 'taskId', details: { taskId: task.taskId } });
+  }
+  if (task.status === 'escalated') {
+    throw new HeadspaceError(ErrorCodes.taskEscalated, `Task "${task.taskId}" was escalated after ${task.attempts} failed attempts`, {
+      field: 'taskId',
+      details: { taskId: task.taskId, attempts: task.attempts },
+    });
+  }
+}
+
+/** The caller must hold the current lease (heartbeat, complete). */
+function requireOwner(task: Existing, owner: string): void {
+  refuseFinished(task);
+  if (task.status === 'claimed' && task.owner === owner) return;
+  if (task.lastExpiredOwner === owner) {
+    throw new HeadspaceError(ErrorCodes.taskLeaseExpired, `The lease of "${owner}" on task "${task.taskId}" expired`, {
+      field: 'owner',
+      details: { taskId: task.taskId, owner },
+    });
+  }
+  if (task.status === 'claimed') {
+    throw new HeadspaceError(ErrorCodes.taskNotOwner, `Task "${task.taskId}" is claimed by another member`, {
+      field: 'owner',
+      details: { taskId: task.taskId, owner: task.owner },
+    });
+  }
+  throw new HeadspaceError(ErrorCodes.taskNotClaimed, `Task "${task.taskId}" is not claimed`, { field: 'taskId', details: { taskId: task.taskId } });
+}
+
+export const taskDecider: Decider<TaskCommand, TaskState, TaskEvent> = {
+  initialState: () => ({ exists: false }),
+
+  decide(command, state) {
+    switch (command.type) {
+      case 'claim': {
+        const task = existing(state);
+        refuseFinished(task);
+        if (task.status === 'claimed') {
+          throw new HeadspaceError(ErrorCodes.taskAlreadyClaimed, `Task "${task.taskId}" is already claimed`, {
+            field: 'taskId',
+            details: { taskId: task.taskId, owner: task.owner },
+          });
+        }
+        if (command.incompleteDependencies.length > 0) {
+          throw new HeadspaceError(ErrorCodes.taskBlocked, `Task "${task.taskId}" is blocked by ${command.incompleteDependencies.join(', ')}`, {
+            field: 'taskId',
+            details: { taskId: task.taskId, blockedBy: command.incompleteDependencies },
+          });
+        }
+        return [
+          {
+            type: 'task.claimed',
+            data: {
+              team: task.team,
+              taskId: task.taskId,
+              owner: command.owner,
+              ...(command.activeForm === undefined ? {} : { activeForm: command.activeForm }),
+              attempt: task.attempts + 1,
+              leaseMs: command.leaseMs,
+              leaseExpiresAt: plus(command.now, command.leaseMs),
+              claimedAt: command.now,
+            },
+          },
+        ];
+      }
+      case 'heartbeat': {
+        const task = existing(state);
+        requireOwner(task, command.owner);
+        return [
+          {
+            type: 'task.heartbeat',
+            data: {
+              team: task.team,
+              taskId: task.taskId,
+              owner: command.owner,
+              ...(command.activeForm === undefined ? {} : { activeForm: command.activeForm }),
+              leaseExpiresAt: plus(command.now, command.leaseMs ?? task.leaseMs ?? 0),
+              at: command.now,
+            },
+          },
+        ];
+      }
+      case 'complete': {
+        const task = existing(state);
+        requireOwner(task, command.owner);
+        return [
+          {
+            type: 'task.completed',
+            data: {
+              team: task.team,
+              taskId: task.taskId,
+              owner: command.owner,
+              ...(command.result === undefined ? {} : { result: command.result }),
+              completedAt: command.now,
+            },
+          },
+        ];
+      }
+      case 'release': {
+        const task = existing(state);
+        requireOwner(task, command.owner);
+        const released: TaskEvent = {
+          type: 'task.released',
+          data: { team: task.team, taskId: task.taskId, owner: command.owner, attempt: task.attempts, reason: command.reason, releasedAt: command.now },
+        };
+        return [released, ...escalateIfExhausted(task, command.now)];
+      }
+      case 'expire-lease': {
+        if (!state.exists || state.status !== 'claimed' || !state.leaseExpiresAt || !state.owner) return [];
+        if (Date.parse(state.leaseExpiresAt) > Date.parse(command.now)) return [];
+        const expired: TaskEvent = {
+          type: 'task.lease-expired',
+          data: {
+            team: state.team,
+            taskId: state.taskId,
+            owner: state.owner,
+            attempt: state.attempts,
+            leaseExpiresAt: state.leaseExpiresAt,
+            expiredAt: command.now,
+          },
+        };
+        return [expired, ...escalateIfExhausted(state, command.now)];
+      }
+    }
+  },
+
+  evolve(state, event) {
+    if (event.type === 'task.created') {
+      const d = event.data;
+      return {
+        exists: true,
+        team: d.team,
+        taskId: d.taskId,
+        dependsOn: d.dependsOn,
+        maxAttempts: d.maxAttempts,
+        status: 'pending',
+        ...(d.activeForm === undefined ? {} : { activeForm: d.activeForm }),
+        attempts: 0,
+      };
+    }
+    if (!state.exists) return state;
+    switch (event.type) {
+      case 'task.claimed':
+        return {
+          ...state,
+          status: 'claimed',
+          owner: event.data.owner,
+          activeForm: event.data.activeForm ?? state.activeForm,
+          leaseMs: event.data.leaseMs,
+          leaseExpiresAt: event.data.leaseExpiresAt,
+          attempts: event.data.attempt,
+        };
+      case 'task.heartbeat':
+        return { ...state, activeForm: event.data.activeForm ?? state.activeForm, leaseExpiresAt: event.data.leaseExpiresAt };
+      case 'task.lease-expired':
+        return { ...state, status: 'pending', owner: undefined, lastExpiredOwner: event.data.owner, leaseExpiresAt: undefined };
+      case 'task.released':
+        return { ...state, status: 'pending', owner: undefined, leaseExpiresAt: undefined };
+      case 'task.escalated':
+        return { ...state, status: 'escalated' };
+      case 'task.completed':
+        return { ...state, status: 'completed', leaseExpiresAt: undefined };
+      default:
+        return state;
+    }
+  },
+};

@@ -1,0 +1,65 @@
+import { Injectable } from '@nestjs/common';
+import { teamStreamId, type EventMetadata } from '@headspace/contracts';
+import { EventStore, foldEvents, withRetry, type RecordedEvent } from '@headspace/event-store';
+import type { RequestContext } from '@headspace/messaging';
+import { randomUUID } from 'node:crypto';
+import { teamDecider, type TeamEvent, type TeamState } from '../team.decider';
+import { KeyedQueue } from './keyed-queue';
+
+export interface CommandMeta {
+  commandId: string;
+  metadata: EventMetadata;
+}
+
+export interface Decided {
+  /** The events this command appended (on a retried command: the ones its first attempt appended). */
+  events: TeamEvent[];
+  /** The team after the command. */
+  state: TeamState;
+  streamVersion: string;
+  replayed: boolean;
+}
+
+export function commandMeta(ctx: RequestContext): CommandMeta {
+  const commandId = ctx.commandId ?? randomUUID();
+  return {
+    commandId,
+    metadata: { correlationId: ctx.correlationId, causationId: ctx.causationId ?? commandId, traceparent: ctx.traceparent, tracestate: ctx.tracestate },
+  };
+}
+
+/**
+ * Read → decide → append on a team's stream with the exact expected version: a retried command
+ * (same id) gets its first result back, a lost version race (another replica) is decided again on a
+ * fresh read; within one instance the commands of a team are queued, so N concurrent spawns all land.
+ */
+@Injectable()
+export class TeamCommandExecutor {
+  /** Per-team queue of this instance: its own concurrent commands on one team never race each other. */
+  private readonly queue = new KeyedQueue();
+
+  constructor(private readonly store: EventStore) {}
+
+  execute<R>(team: string, meta: CommandMeta, decide: (state: TeamState) => TeamEvent[], respond: (decided: Decided) => R): Promise<R> {
+    return this.queue.run(team, () => withRetry(() => this.attempt(team, meta, decide, respond), { maxAttempts: 8 }));
+  }
+
+  private async attempt<R>(team: string, meta: CommandMeta, decide: (state: TeamState) => TeamEvent[], respond: (decided: Decided) => R): Promise<R> {
+    const streamId = teamStreamId(team);
+    const prior = await this.store.priorResult(streamId, meta.commandId);
+    const history = (await this.store.readStream(streamId)) as Array<RecordedEvent & TeamEvent>;
+    const state = foldEvents(teamDecider, history);
+    if (prior) {
+      const ids = new Set(prior.eventIds);
+      const events = history.filter((e) => ids.has(e.eventId)).map((e) => ({ type: e.type, data: e.data }) as TeamEvent);
+      return respond({ events, state, streamVersion: prior.nextExpectedVersion.toString(), replayed: true });
+    }
+    const events = decide(state);
+    const result = await this.store.append(streamId, events, {
+      expected: history.length ? history[history.length - 1].streamVersion : 'no-stream',
+      commandId: meta.commandId,
+      metadata: meta.metadata,
+    });
+    return respond({ events, state: foldEvents(teamDecider, [...history, ...events]), streamVersion: result.nextExpectedVersion.toString(), replayed: result.replayed });
+  }
+}
