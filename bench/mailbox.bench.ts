@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createTeam, openInbox, sendMessage, setSubjectNamespace } from '@headspace/contracts';
@@ -7,6 +7,7 @@ import { request } from '@headspace/messaging';
 import { deleteNamespaceStreams, freePort, waitFor } from '@headspace/testing';
 import { connect } from '@nats-io/transport-node';
 import { Client } from 'pg';
+import { serviceCommand } from '../scripts/service-command';
 import { benchDatabase, percentile, type BenchRow } from './bench-kit';
 
 const RATE = 100;
@@ -114,8 +115,7 @@ async function send(
 }
 
 function launch(port: number, databaseUrl: string, namespace: string): ChildProcess {
-  const compiled = join(__dirname, '..', 'apps', 'team-manager', 'src', 'main.js');
-  const args = existsSync(compiled) ? [compiled] : ['-r', '@swc-node/register', join(__dirname, '..', 'apps', 'team-manager', 'src', 'main.ts')];
+  const args = serviceCommand('team-manager', join(__dirname, '..'));
   return spawn(process.execPath, args, {
     env: { ...process.env, HTTP_PORT: String(port), DATABASE_URL: databaseUrl, NATS_URL: natsUrl(), HS_NAMESPACE: namespace, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],

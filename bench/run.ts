@@ -3,6 +3,8 @@ import { connect } from '@nats-io/transport-node';
 import { benchEventStore } from './event-store.bench';
 import { benchRelay } from './relay.bench';
 import { benchSlice } from './slice.bench';
+import { benchTaskClaims } from './task-claims.bench';
+import { benchMailbox } from './mailbox.bench';
 import { printTable, type BenchRow } from './bench-kit';
 
 /**
@@ -17,6 +19,8 @@ async function main() {
     ['event-store', () => benchEventStore({ quick, replayEvents: quick ? 100_000 : 1_000_000 })],
     ['relay', () => withInfra((pool, nc) => benchRelay({ pool, nc, events: quick ? 5_000 : 20_000 }))],
     ['slice', () => benchSlice({ rate: 200, seconds: quick ? 5 : 15 })],
+    ['task-claims', () => benchTaskClaims({ quick })],
+    ['mailbox', () => benchMailbox({ quick })],
   ];
   for (const [name, run] of sections) {
     if (only && only !== name) continue;

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createTeam, setSubjectNamespace } from '@headspace/contracts';
@@ -7,6 +7,7 @@ import { request } from '@headspace/messaging';
 import { deleteNamespaceStreams, freePort, waitFor } from '@headspace/testing';
 import { connect } from '@nats-io/transport-node';
 import { Client } from 'pg';
+import { serviceCommand } from '../scripts/service-command';
 import { benchDatabase, percentile, type BenchRow } from './bench-kit';
 
 interface Service {
@@ -118,8 +119,7 @@ async function send(nc: Awaited<ReturnType<typeof connect>>, prefix: string, cou
 
 async function launch(name: string, databaseUrl: string, namespace: string): Promise<Service> {
   const port = await freePort();
-  const compiled = join(__dirname, '..', 'apps', name, 'src', 'main.js');
-  const args = existsSync(compiled) ? [compiled] : ['-r', '@swc-node/register', join(__dirname, '..', 'apps', name, 'src', 'main.ts')];
+  const args = serviceCommand(name, join(__dirname, '..'));
   const child = spawn(process.execPath, args, {
     env: { ...process.env, HTTP_PORT: String(port), DATABASE_URL: databaseUrl, NATS_URL: natsUrl(), HS_NAMESPACE: namespace, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],

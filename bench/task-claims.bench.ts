@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { claimTask, createTasks, createTeam, ErrorCodes, HeadspaceError, setSubjectNamespace } from '@headspace/contracts';
 import { encodeJson, HsHeaders, natsHeaders, readReply, request } from '@headspace/messaging';
 import { deleteNamespaceStreams, freePort, waitFor } from '@headspace/testing';
 import { connect } from '@nats-io/transport-node';
+import { serviceCommand } from '../scripts/service-command';
 import { benchDatabase, newPool, type BenchRow } from './bench-kit';
 
 const CLAIMERS = 50;
@@ -140,8 +140,7 @@ async function race(tasks: number, claim: (task: number, claimer: number) => Pro
 const natsUrl = () => process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
 function launch(port: number, databaseUrl: string, namespace: string): ChildProcess {
-  const compiled = join(__dirname, '..', 'apps', 'team-manager', 'src', 'main.js');
-  const args = existsSync(compiled) ? [compiled] : ['-r', '@swc-node/register', join(__dirname, '..', 'apps', 'team-manager', 'src', 'main.ts')];
+  const args = serviceCommand('team-manager', join(__dirname, '..'));
   // HS_BENCH_CPU_PROF=<dir> writes a CPU profile of the service (where a claim's time goes).
   if (process.env.HS_BENCH_CPU_PROF) args.unshift('--cpu-prof', `--cpu-prof-dir=${process.env.HS_BENCH_CPU_PROF}`);
   return spawn(process.execPath, args, {

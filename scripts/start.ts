@@ -6,6 +6,7 @@
  * Env: HS_<APP>_PORT (e.g. HS_GATEWAY_PORT, HS_COST_GOVERNOR_PORT), HS_READY_TIMEOUT_MS (default
  * 120000), HS_STOP_GRACE_MS (default 10000), LOG_LEVEL; DATABASE_URL and NATS_URL are passed on.
  */
+import { serviceCommand } from './service-command';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,10 +46,8 @@ function portFor(name: string, fallback: number): number {
   return port;
 }
 
-/** Compiled output when running from dist/ (npm start), TypeScript through SWC otherwise. */
 function entrypoint(name: string): string[] {
-  const compiled = join(__dirname, '..', 'apps', name, 'src', 'main.js');
-  return existsSync(compiled) ? [compiled] : ['-r', '@swc-node/register', join(ROOT, 'apps', name, 'src', 'main.ts')];
+  return serviceCommand(name, join(__dirname, '..'), ROOT);
 }
 
 function launch(name: string, port: number, index: number): Running {

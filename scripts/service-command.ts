@@ -1,0 +1,20 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * V8 flags every service runs with. A 4 MB young generation (V8 would grow it to 16 MB per
+ * semi-space) keeps an idle service around 130 MB RSS instead of 175 MB, at no measurable cost to
+ * the command → projection latency (see `npm run bench`).
+ */
+export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=4'];
+
+/**
+ * The node arguments that start one service: its compiled entry point next to this file's dist/
+ * tree when there is one (npm start, benches), else the TypeScript source through SWC.
+ * `distRoot` is the folder holding apps/ (dist/ when compiled, the repo root from source).
+ */
+export function serviceCommand(app: string, distRoot: string, repoRoot = distRoot): string[] {
+  const compiled = join(distRoot, 'apps', app, 'src', 'main.js');
+  if (existsSync(compiled)) return [...SERVICE_NODE_FLAGS, compiled];
+  return [...SERVICE_NODE_FLAGS, '-r', '@swc-node/register', join(repoRoot, 'apps', app, 'src', 'main.ts')];
+}
