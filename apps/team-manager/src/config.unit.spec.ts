@@ -17,4 +17,16 @@ describe('team-manager config', () => {
       'Invalid configuration for team-manager: HTTP_PORT must be a number between 1 and 65535',
     );
   });
+
+  it('carries the feature settings with their defaults, and names a bad one', () => {
+    expect(loadConfig(configSchema, env, SERVICE)).toMatchObject({
+      FILE_LOCK_STALE_MS: 300_000,
+      TASK_LEASE_MS: 300_000,
+      TASK_MAX_ATTEMPTS: 3,
+      TEAMMATE_MAX_DEPTH: 3,
+    });
+    const bad = () => loadConfig(configSchema, { ...env, TASK_MAX_ATTEMPTS: 'many', FILE_LOCK_STALE_MS: '-1' }, SERVICE);
+    expect(bad).toThrow(/TASK_MAX_ATTEMPTS/);
+    expect(bad).toThrow(/FILE_LOCK_STALE_MS/);
+  });
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
+import { APP_CONFIG } from '@headspace/platform';
 import { PERSONA_REGISTRY_STREAM } from '@headspace/contracts';
 import { EventStore, foldEvents, withRetry, type RecordedEvent } from '@headspace/event-store';
 import type { RequestContext } from '@headspace/messaging';
@@ -28,7 +29,10 @@ export class PersonaRegistry implements OnModuleInit, OnApplicationBootstrap {
   private loaded!: Promise<void>;
   private markLoaded!: (error?: unknown) => void;
 
-  constructor(private readonly store: EventStore) {
+  constructor(
+    private readonly store: EventStore,
+    @Inject(APP_CONFIG) private readonly config: { HS_PERSONAS_FILE?: string },
+  ) {
     this.loaded = new Promise<void>((resolve, reject) => {
       this.markLoaded = (error) => (error ? reject(error) : resolve());
     });
@@ -37,7 +41,7 @@ export class PersonaRegistry implements OnModuleInit, OnApplicationBootstrap {
 
   /** Validates the personas file before anything else starts: a bad file stops the service, naming the field. */
   onModuleInit(): void {
-    this.file = loadPersonasFile(process.env.HS_PERSONAS_FILE || DEFAULT_PERSONAS_FILE);
+    this.file = loadPersonasFile(this.config.HS_PERSONAS_FILE || DEFAULT_PERSONAS_FILE);
   }
 
   /** Applies the file when its content differs from the last one applied (commands' changes survive restarts otherwise). */

@@ -281,10 +281,9 @@ describe('personas and pools', () => {
     writeFileSync(file, readFileSync(DEFAULT_PERSONAS_FILE, 'utf8').replace('role_type: qa', 'role_type: tester'));
     const config = loadConfig(
       configSchema,
-      { DATABASE_URL: tm.db.url, NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', LOG_LEVEL: 'fatal', HS_NAMESPACE: tm.namespace },
+      { DATABASE_URL: tm.db.url, NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', LOG_LEVEL: 'fatal', HS_NAMESPACE: tm.namespace, HS_PERSONAS_FILE: file },
       SERVICE,
     );
-    process.env.HS_PERSONAS_FILE = file;
     const app = await createServiceApp(AppModule.forRoot(config), { bufferLogs: false });
     try {
       const failure = await app.init().then(
@@ -294,7 +293,6 @@ describe('personas and pools', () => {
       expect(failure).toMatchObject({ code: 'PERSONA.CONFIG_INVALID', field: 'personas.verner.role_type' });
       expect(failure?.message).toContain(file);
     } finally {
-      delete process.env.HS_PERSONAS_FILE;
       await app.close().catch(() => undefined);
     }
   });
@@ -306,12 +304,7 @@ describe('personas and pools', () => {
 
     const file = join(dir, 'changed.yaml');
     writeFileSync(file, readFileSync(DEFAULT_PERSONAS_FILE, 'utf8').replace('max_concurrent_agents: 3', 'max_concurrent_agents: 5'));
-    process.env.HS_PERSONAS_FILE = file;
-    try {
-      await tm.addInstance();
-    } finally {
-      delete process.env.HS_PERSONAS_FILE;
-    }
+    await tm.addInstance({ HS_PERSONAS_FILE: file });
     board = await caughtUpBoard();
     expect(board.maxConcurrentAgents).toBe(5);
     expect(board.personas.map((p) => p.personaId)).toEqual(['con', 'al', 'may', 'gavin', 'robbo', 'verner', 'leon', 'mark']);

@@ -4,7 +4,7 @@ import { PG_POOL } from '@headspace/platform';
 import type { Pool } from 'pg';
 import { TaskBoardProjection } from './task-board.projection';
 import { taskDecider } from './task.decider';
-import { loadTask, taskSettings } from './task-streams';
+import { loadTask, TASK_SETTINGS, type TaskSettings, } from './task-streams';
 
 /**
  * Returns expired claims to the queue. A timer (every replica runs one): the board says which
@@ -17,7 +17,6 @@ import { loadTask, taskSettings } from './task-streams';
 @Injectable()
 export class LeaseSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('LeaseSweeper');
-  private readonly settings = taskSettings();
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = false;
@@ -26,6 +25,7 @@ export class LeaseSweeper implements OnApplicationBootstrap, BeforeApplicationSh
 
   constructor(
     private readonly store: EventStore,
+    @Inject(TASK_SETTINGS) private readonly settings: TaskSettings,
     @Inject(PG_POOL) private readonly pool: Pool,
     private readonly board: TaskBoardProjection,
   ) {}

@@ -5,18 +5,18 @@ import { z } from 'zod';
 import { taskDecider, type TaskEvent, type TaskState } from './task.decider';
 
 /**
- * Settings of the task list, from the environment (the service's config schema is shared; these
- * are this feature's own): default lease, failed attempts before escalation, and the longest the
+ * Settings of the task list (validated with the service config, see ../config.ts): default lease, failed attempts before escalation, and the longest the
  * lease sweeper sleeps between looks.
  */
-const settingsSchema = z.object({
+export const taskSettingsSchema = z.object({
   TASK_LEASE_MS: z.coerce.number().int().min(100).max(86_400_000).default(300_000),
   TASK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(3),
   TASK_LEASE_SWEEP_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
 });
-export type TaskSettings = z.output<typeof settingsSchema>;
-export const taskSettings = (env: NodeJS.ProcessEnv = process.env): TaskSettings =>
-  settingsSchema.parse(Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith('TASK_') && v !== '')));
+export type TaskSettings = z.output<typeof taskSettingsSchema>;
+export const TASK_SETTINGS = Symbol.for('headspace.team-manager.TASK_SETTINGS');
+export const taskSettings = (env: Record<string, unknown> = process.env): TaskSettings =>
+  taskSettingsSchema.parse(Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith('TASK_') && v !== '')));
 
 /**
  * Version races (two claimers, two creators on one list) are retried on a fresh read: at most 5

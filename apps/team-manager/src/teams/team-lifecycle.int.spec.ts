@@ -16,8 +16,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTeamManager, type TeamManagerHarness } from '../testing/team-manager-harness';
 import { TeamRosterProjection } from './roster/team-roster.projection';
 
-// The shutdown-timeout sweeper looks for overdue shutdowns this often in this spec (forks pool: this process only).
-process.env.TEAM_SHUTDOWN_SWEEP_MS = '50';
 
 /**
  * Seed 004 Feature 1 on our stack: `~/.openclaw/teams/{team}/config.json` → the team stream
@@ -31,7 +29,8 @@ let seq = 0;
 const teamName = (base: string) => `${base}-${++seq}`;
 
 beforeAll(async () => {
-  tm = await startTeamManager('team-lifecycle');
+  // The shutdown-timeout sweeper looks for overdue shutdowns every 50 ms in this spec.
+  tm = await startTeamManager('team-lifecycle', { TEAM_SHUTDOWN_SWEEP_MS: '50' });
 });
 afterAll(async () => {
   await tm?.close();

@@ -6,8 +6,8 @@ export const TEAMS_CONFIG = Symbol.for('headspace.team-manager.TEAMS_CONFIG');
 const positiveInt = (fallback: number, max: number) => z.coerce.number().int().min(1).max(max).default(fallback);
 
 /**
- * Settings of the team lifecycle and teammate features. Read from the app config when it carries them,
- * else from the environment (apps/team-manager/src/config.ts may adopt these variables).
+ * Settings of the team lifecycle and teammate features, validated with the service config
+ * (../config.ts spreads this schema).
  */
 export const teamsConfigSchema = z.object({
   /** Default limit of teammate spawn depth (lead = 0, its teammates = 1, their sub-agents = 2 …); a team may set its own. */
@@ -22,7 +22,7 @@ export const teamsConfigProvider = {
   inject: [APP_CONFIG],
   useFactory: (config: Record<string, unknown>): TeamsConfig =>
     teamsConfigSchema.parse({
-      TEAMMATE_MAX_DEPTH: config.TEAMMATE_MAX_DEPTH ?? process.env.TEAMMATE_MAX_DEPTH,
-      TEAM_SHUTDOWN_SWEEP_MS: config.TEAM_SHUTDOWN_SWEEP_MS ?? process.env.TEAM_SHUTDOWN_SWEEP_MS,
+      TEAMMATE_MAX_DEPTH: config.TEAMMATE_MAX_DEPTH,
+      TEAM_SHUTDOWN_SWEEP_MS: config.TEAM_SHUTDOWN_SWEEP_MS,
     }),
 };

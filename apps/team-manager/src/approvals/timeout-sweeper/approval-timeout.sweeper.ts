@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { ConcurrencyError, quoteIdent } from '@headspace/event-store';
-import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
+import { APP_CONFIG, PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
 import type { Pool } from 'pg';
 import { ApprovalCommands } from '../approval-commands.service';
 
@@ -17,7 +17,7 @@ export const DEFAULT_APPROVAL_SWEEP_MS = 250;
 export class ApprovalTimeoutSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(ApprovalTimeoutSweeper.name);
   private readonly q: string;
-  private readonly intervalMs = Number(process.env.HS_APPROVAL_SWEEP_MS) || DEFAULT_APPROVAL_SWEEP_MS;
+  private readonly intervalMs: number;
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = false;
@@ -26,8 +26,10 @@ export class ApprovalTimeoutSweeper implements OnApplicationBootstrap, BeforeApp
     private readonly commands: ApprovalCommands,
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(SERVICE_SCHEMA) schema: string,
+    @Inject(APP_CONFIG) config: { HS_APPROVAL_SWEEP_MS?: number },
   ) {
     this.q = quoteIdent(schema);
+    this.intervalMs = config.HS_APPROVAL_SWEEP_MS ?? DEFAULT_APPROVAL_SWEEP_MS;
   }
 
   onApplicationBootstrap(): void {

@@ -8,7 +8,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { taskDecider, type TaskEvent } from '../task.decider';
-import { TASK_RETRY, eventMetadata, loadTask, taskNotFound, taskSettings, type LoadedTask } from '../task-streams';
+import { TASK_RETRY, eventMetadata, loadTask, taskNotFound, TASK_SETTINGS, type TaskSettings, type LoadedTask } from '../task-streams';
 
 type ClaimRequest = z.output<typeof claimTask.request>;
 type ClaimResponse = z.input<typeof claimTask.response>;
@@ -43,11 +43,11 @@ interface PendingClaim {
 @Injectable()
 export class ClaimTaskHandler implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private server?: RequestServer;
-  private readonly settings = taskSettings();
   private readonly queues = new Map<string, PendingClaim[]>();
 
   constructor(
     private readonly store: EventStore,
+    @Inject(TASK_SETTINGS) private readonly settings: TaskSettings,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
   ) {}
 

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { z } from 'zod';
 import { taskListDecider, type NewTask, type TaskListEvent } from '../task-list.decider';
-import { TASK_RETRY, eventMetadata, requireTeam, taskSettings } from '../task-streams';
+import { TASK_RETRY, eventMetadata, requireTeam, TASK_SETTINGS, type TaskSettings, } from '../task-streams';
 
 type NewTaskRequest = z.output<typeof createTasks.request>['tasks'][number];
 
@@ -22,10 +22,10 @@ type NewTaskRequest = z.output<typeof createTasks.request>['tasks'][number];
 @Injectable()
 export class CreateTasksHandler implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private servers: RequestServer[] = [];
-  private readonly settings = taskSettings();
 
   constructor(
     private readonly store: EventStore,
+    @Inject(TASK_SETTINGS) private readonly settings: TaskSettings,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(PG_POOL) private readonly pool: Pool,
   ) {}
