@@ -9,6 +9,7 @@ import { ManifestModule } from './manifest/manifest.module';
 import { MembersModule } from './members/members.module';
 import { PersonasModule } from './personas/personas.module';
 import { TasksModule } from './tasks/tasks.module';
+import { ShutdownBridgeModule } from './shutdown-bridge/shutdown-bridge.module';
 import { TeamManagerStoreModule } from './team-manager-store.module';
 import { TeamsModule } from './teams/teams.module';
 
@@ -28,6 +29,7 @@ export class AppModule {
         ApprovalsModule,
         ManifestModule,
         LocksModule,
+        ShutdownBridgeModule,
       ],
     };
   }

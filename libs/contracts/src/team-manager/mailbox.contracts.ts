@@ -139,7 +139,15 @@ export const sendMessage = defineCommand({
       topic: messageTopicSchema.optional(),
     }),
     z.object({ ...sendBase, type: z.literal('broadcast'), body: bodySchema, summary: messageSummarySchema, topic: messageTopicSchema.optional() }),
-    z.object({ ...sendBase, type: z.literal('shutdown_request'), to: mailboxMemberIdSchema, body: bodySchema.optional(), summary: messageSummarySchema.optional() }),
+    z.object({
+      ...sendBase,
+      type: z.literal('shutdown_request'),
+      to: mailboxMemberIdSchema,
+      body: bodySchema.optional(),
+      summary: messageSummarySchema.optional(),
+      /** The team shutdown protocol's own request id for this member (else one is derived from the command id). */
+      requestId: z.string().min(1).max(100).optional(),
+    }),
     z.object({
       ...sendBase,
       type: z.literal('shutdown_response'),

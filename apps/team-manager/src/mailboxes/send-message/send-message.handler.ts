@@ -42,7 +42,8 @@ export class SendMessageHandler implements OnApplicationBootstrap, BeforeApplica
   private async attempt(request: z.output<typeof sendMessage.request>, ctx: RequestContext, commandId: string): Promise<Reply> {
     const { state, version } = await this.writer.registry(request.team);
     const messageId = idFromCommand(commandId, `message:${request.team}`);
-    const requestId = idFromCommand(commandId, `shutdown-request:${request.team}`);
+    const requestId =
+      request.type === 'shutdown_request' && request.requestId ? request.requestId : idFromCommand(commandId, `shutdown-request:${request.team}`);
     // A retried command answers as its first attempt did, even if the state has moved on since.
     const candidates = [mailboxStreamId(request.team), ...[...state.inboxes.keys()].map((member) => inboxStreamId(request.team, member))];
     const prior = await this.writer.priorEvents(commandId, candidates);
