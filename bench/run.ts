@@ -5,6 +5,7 @@ import { benchRelay } from './relay.bench';
 import { benchSlice } from './slice.bench';
 import { benchTaskClaims } from './task-claims.bench';
 import { benchMailbox } from './mailbox.bench';
+import { benchTeamManagerScale } from './team-manager-scale.bench';
 import { printTable, type BenchRow } from './bench-kit';
 
 /**
@@ -21,6 +22,7 @@ async function main() {
     ['slice', () => benchSlice({ rate: 200, seconds: quick ? 5 : 15 })],
     ['task-claims', () => benchTaskClaims({ quick })],
     ['mailbox', () => benchMailbox({ quick })],
+    ['team-manager-scale', () => benchTeamManagerScale({ quick })],
   ];
   for (const [name, run] of sections) {
     if (only && only !== name) continue;
