@@ -54,7 +54,7 @@ export async function benchSlice(options: { rate: number; seconds: number }): Pr
     const idle = services.map((s) => ({ name: s.name, rss: rssMb(s.child.pid!) }));
 
     // Warm-up, then the measured run at a fixed arrival rate (open loop: a slow reply does not slow the sender).
-    await send(nc, 'warm', 50, options.rate);
+    await send(nc, 'warm', options.rate * 2, options.rate); // 2 s warm-up (JIT, pools, prepared statements)
     const sentAt = new Map<string, number>();
     let peak = new Map(services.map((s) => [s.name, 0]));
     const sampler = setInterval(() => {

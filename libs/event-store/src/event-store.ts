@@ -3,6 +3,7 @@ import { meter } from '@headspace/telemetry';
 import type { EventRegistry } from '@headspace/contracts';
 import type { Pool } from 'pg';
 import { appendOneStatements, appendStatements, type CasKind } from './append-sql';
+import { signalAppended } from './append-signal';
 import { ConcurrencyError } from './concurrency-error';
 import { categoryOf, deterministicEventId } from './event-id';
 import { quoteIdent } from './quote-ident';
@@ -54,7 +55,11 @@ export class EventStore {
       try {
         const result = await this.callAppend(options.client ?? this.pool, streamId, category, options.expected, prepared);
         span.setAttribute('headspace.replayed', result.replayed);
-        if (!result.replayed) appended.add(events.length, { category, schema: this.schema });
+        if (!result.replayed) {
+          appended.add(events.length, { category, schema: this.schema });
+          // Committed unless it ran in the caller's transaction; then the processors' own polls find it.
+          if (!options.client) signalAppended(this.schema);
+        }
         return result;
       } catch (error) {
         span.recordException(error as Error);

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { meter } from '@headspace/telemetry';
 import type { Pool, PoolClient } from 'pg';
+import { onAppended } from '../append-signal';
 import { quoteIdent } from '../quote-ident';
 import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from '../row-mapping';
 import type { RecordedEvent } from '../types';
@@ -32,7 +33,10 @@ export interface ProcessorOptions {
   /** Only these event types reach the handler (the checkpoint still advances past the others). */
   types?: string[];
   batchSize?: number;
-  /** Idle poll interval: the longest an event waits before a caught-up processor sees it. */
+  /**
+   * Idle poll interval: the longest a caught-up processor takes to see an event appended by another
+   * process (appends in this process wake it at once, see append-signal.ts).
+   */
   pollIntervalMs?: number;
   leaseMs?: number;
   instanceId?: string;
@@ -63,6 +67,9 @@ export class ProcessorRunner {
   private loop?: Promise<void>;
   private wake?: () => void;
   private holdsLease = false;
+  private unsubscribe?: () => void;
+  /** An append signal arrived while this instance was busy: skip the next idle sleep. */
+  private appendedSincePoll = false;
   private lastFence = 0n;
   /** The checkpoint this instance last committed (null until its first batch: another may have moved it). */
   private known: { transactionId: string; globalPosition: bigint } | null = null;
@@ -76,7 +83,7 @@ export class ProcessorRunner {
     this.instanceId = options.instanceId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
     this.q = quoteIdent(options.schema);
     this.batchSize = options.batchSize ?? 500;
-    this.pollIntervalMs = options.pollIntervalMs ?? 10;
+    this.pollIntervalMs = options.pollIntervalMs ?? 25;
     this.leaseMs = options.leaseMs ?? 10_000;
   }
 
@@ -96,6 +103,10 @@ export class ProcessorRunner {
   start(): void {
     if (this.state === 'running') return;
     this.state = 'running';
+    this.unsubscribe = onAppended(this.options.schema, () => {
+      this.appendedSincePoll = true;
+      this.wake?.();
+    });
     lagByProcessor.set(this.options.name, { schema: this.options.schema, lag: 0 });
     this.loop = this.run();
   }
@@ -104,6 +115,7 @@ export class ProcessorRunner {
   async stop(): Promise<void> {
     if (this.state !== 'running') return;
     this.state = 'stopping';
+    this.unsubscribe?.();
     this.wake?.();
     await this.loop;
     if (this.holdsLease) {
@@ -122,6 +134,7 @@ export class ProcessorRunner {
   /** Simulates a crash: stops polling without releasing the lease (tests and chaos drills). */
   async kill(): Promise<void> {
     this.state = 'stopping';
+    this.unsubscribe?.();
     this.wake?.();
     await this.loop;
     this.holdsLease = false;
@@ -196,10 +209,11 @@ export class ProcessorRunner {
         if (!this.holdsLease) {
           this.holdsLease = await this.tryAcquireLease();
           if (!this.holdsLease) {
-            await this.sleep(Math.min(this.leaseMs / 4, 1_000));
+            await this.sleep(Math.min(this.leaseMs / 4, 1_000), false);
             continue;
           }
         }
+        this.appendedSincePoll = false;
         if (await this.nothingNew()) {
           this.polls++;
           this.releaseWaiters(this.lastFence);
@@ -216,7 +230,7 @@ export class ProcessorRunner {
       } catch (error) {
         this.report(error);
         failures++;
-        await this.sleep(Math.min(5_000, 50 * 2 ** Math.min(failures, 7)));
+        await this.sleep(Math.min(5_000, 50 * 2 ** Math.min(failures, 7)), false);
       }
     }
   }
@@ -364,14 +378,16 @@ export class ProcessorRunner {
     for (const waiter of ready) waiter.resolve();
   }
 
-  private sleep(ms: number): Promise<void> {
+  /** Idle sleeps end early on an append signal (or stop); failure backoffs end early only on stop. */
+  private sleep(ms: number, onAppend = true): Promise<void> {
+    if (onAppend && this.appendedSincePoll) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       function done() {
         clearTimeout(timer);
         resolve();
       }
-      this.wake = done;
+      this.wake = onAppend ? done : () => (this.state === 'running' ? undefined : done());
     });
   }
 
