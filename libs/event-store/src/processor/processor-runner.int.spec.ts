@@ -127,6 +127,24 @@ describe('ProcessorRunner', () => {
     expect(Number(total)).toBe(30);
   });
 
+  it('an append in this process wakes an idle processor at once, whatever its poll interval', async () => {
+    const seen: string[] = [];
+    const id = `wake-${randomUUID()}`;
+    const r = runner({
+      name: `wake-${randomUUID()}`,
+      pollIntervalMs: 60_000,
+      handle: async (events) => {
+        for (const e of events) if (e.streamId === id) seen.push(e.eventId);
+      },
+    });
+    r.start();
+    await r.waitUntilCaughtUp();
+    const { eventIds } = await store.append(id, [{ type: 'x.y', data: { n: 1 } }], { expected: 'no-stream' });
+    // Far below the 60 s idle interval: only the append signal can explain the pickup.
+    await waitFor(() => seen.length === 1, { timeoutMs: 5_000, message: 'woken by the append' });
+    expect(seen).toEqual(eventIds);
+  });
+
   it('a handler failure rolls back its batch: the checkpoint does not move and the batch is retried', async () => {
     const name = `flaky-${randomUUID()}`;
     let failures = 1;
