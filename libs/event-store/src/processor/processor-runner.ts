@@ -70,6 +70,7 @@ export class ProcessorRunner {
   private unsubscribe?: () => void;
   /** An append signal arrived while this instance was busy: skip the next idle sleep. */
   private appendedSincePoll = false;
+  private fencedBacklog = false;
   private lastFence = 0n;
   /** The checkpoint this instance last committed (null until its first batch: another may have moved it). */
   private known: { transactionId: string; globalPosition: bigint } | null = null;
@@ -217,7 +218,7 @@ export class ProcessorRunner {
         if (await this.nothingNew()) {
           this.polls++;
           this.releaseWaiters(this.lastFence);
-          await this.sleep(this.pollIntervalMs);
+          await this.sleep(this.idleMs());
           continue;
         }
         const handled = await this.processBatch();
@@ -225,7 +226,7 @@ export class ProcessorRunner {
         failures = 0;
         if (handled < this.batchSize) {
           this.releaseWaiters(this.lastFence);
-          if (handled === 0) await this.sleep(this.pollIntervalMs);
+          if (handled === 0) await this.sleep(this.idleMs());
         }
       } catch (error) {
         this.report(error);
@@ -243,14 +244,19 @@ export class ProcessorRunner {
   private async nothingNew(): Promise<boolean> {
     if (!this.known || Date.now() - this.leaseRenewedAt > this.leaseMs / 3) return false;
     const generation = this.generation;
-    const { rows } = await this.options.pool.query<{ fence: string; pending: boolean }>({
+    const { rows } = await this.options.pool.query<{ fence: string; pending: boolean; fenced: boolean }>({
       name: `hs-processor-peek-${this.options.schema}`,
-      text: `SELECT f.fence::text AS fence, EXISTS (
-               SELECT 1 FROM ${this.q}.events
-                WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint) AND transaction_id < f.fence) AS pending
+      text: `SELECT f.fence::text AS fence,
+               EXISTS (SELECT 1 FROM ${this.q}.events
+                        WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint) AND transaction_id < f.fence) AS pending,
+               EXISTS (SELECT 1 FROM ${this.q}.events
+                        WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint) AND transaction_id >= f.fence) AS fenced
                FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS fence) f`,
       values: [this.known.transactionId, this.known.globalPosition.toString()],
     });
+    // Committed events still behind the fence (an older transaction is open somewhere on the
+    // server): look again soon rather than after the idle interval.
+    this.fencedBacklog = rows[0].fenced;
     if (rows[0].pending || generation !== this.generation) return false;
     this.lastFence = BigInt(rows[0].fence);
     return true;
@@ -376,6 +382,11 @@ export class ProcessorRunner {
     const ready = this.caughtUpWaiters.filter((w) => fence === undefined || fence >= w.horizon);
     this.caughtUpWaiters = this.caughtUpWaiters.filter((w) => !ready.includes(w));
     for (const waiter of ready) waiter.resolve();
+  }
+
+  /** While someone waits for "caught up" or committed events wait behind the fence, poll eagerly. */
+  private idleMs(): number {
+    return this.caughtUpWaiters.length > 0 || this.fencedBacklog ? Math.min(this.pollIntervalMs, 10) : this.pollIntervalMs;
   }
 
   /** Idle sleeps end early on an append signal (or stop); failure backoffs end early only on stop. */
