@@ -50,7 +50,10 @@ export function printTable(rows: BenchRow[]): void {
 }
 
 export function newPool(url: string, max = 10): Pool {
-  return new Pool({ connectionString: url, max });
+  const pool = new Pool({ connectionString: url, max });
+  // Idle clients are cut when a bench drops its database (WITH FORCE): not a reason to crash.
+  pool.on('error', () => undefined);
+  return pool;
 }
 
 /** Runs the subject and its baseline alternately `rounds` times and returns both medians (noise-resistant). */

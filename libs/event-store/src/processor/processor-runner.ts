@@ -47,6 +47,9 @@ export interface ProcessorOptions {
 
 type State = 'idle' | 'running' | 'stopping' | 'stopped';
 
+/** The shortest pause between two looks at the log that append signals can cause. */
+const APPEND_WAKE_GAP_MS = 5;
+
 /**
  * Tails a service's event log in commit-safe order and feeds a handler, exactly once per event as
  * far as the database is concerned. One instance per processor name is active at a time across all
@@ -389,16 +392,29 @@ export class ProcessorRunner {
     return this.caughtUpWaiters.length > 0 || this.fencedBacklog ? Math.min(this.pollIntervalMs, 10) : this.pollIntervalMs;
   }
 
-  /** Idle sleeps end early on an append signal (or stop); failure backoffs end early only on stop. */
+  /**
+   * Idle sleeps end early on an append signal, but no sooner than APPEND_WAKE_GAP_MS after they
+   * began, so a burst of appends costs each processor at most one look per gap; a stop ends any
+   * sleep at once; failure backoffs ignore append signals.
+   */
   private sleep(ms: number, onAppend = true): Promise<void> {
-    if (onAppend && this.appendedSincePoll) return Promise.resolve();
+    const startedAt = Date.now();
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
+      let timer: NodeJS.Timeout;
+      const done = () => {
         clearTimeout(timer);
         resolve();
-      }
-      this.wake = onAppend ? done : () => (this.state === 'running' ? undefined : done());
+      };
+      const soon = () => {
+        clearTimeout(timer);
+        timer = setTimeout(done, Math.max(0, startedAt + APPEND_WAKE_GAP_MS - Date.now()));
+      };
+      if (onAppend && this.appendedSincePoll) ms = Math.min(ms, APPEND_WAKE_GAP_MS);
+      timer = setTimeout(done, ms);
+      this.wake = () => {
+        if (this.state !== 'running') done();
+        else if (onAppend) soon();
+      };
     });
   }
 
