@@ -1,14 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createTeam, openInbox, sendMessage, setSubjectNamespace } from '@headspace/contracts';
 import { request } from '@headspace/messaging';
-import { deleteNamespaceStreams, freePort, waitFor } from '@headspace/testing';
+import { deleteNamespaceStreams, waitFor } from '@headspace/testing';
 import { connect } from '@nats-io/transport-node';
 import { Client } from 'pg';
-import { serviceCommand } from '../scripts/service-command';
 import { benchDatabase, percentile, type BenchRow } from './bench-kit';
+import { launchService, natsUrl, type ServiceProcess } from './service-process';
 
 const RATE = 100;
 const MEMBERS = 10;
@@ -26,16 +23,9 @@ export async function benchMailbox(options: { quick: boolean }): Promise<BenchRo
   const listener = new Client({ connectionString: db.url });
   const nc = await connect({ servers: natsUrl() });
   setSubjectNamespace(namespace);
-  const port = await freePort();
-  const child = launch(port, db.url, namespace);
+  let tm: ServiceProcess | undefined;
   try {
-    await waitFor(
-      () => {
-        if (child.exitCode !== null) throw new Error(`team-manager exited with ${child.exitCode}`);
-        return ready(port);
-      },
-      { timeoutMs: 60_000, message: 'team-manager ready' },
-    );
+    tm = await launchService('team-manager', { DATABASE_URL: db.url, HS_NAMESPACE: namespace });
     await db.pool.query(`
       CREATE FUNCTION team_manager.bench_mailbox_notify() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN PERFORM pg_notify('bench_mailbox', NEW.message_id::text); RETURN NEW; END $$;
@@ -61,7 +51,7 @@ export async function benchMailbox(options: { quick: boolean }): Promise<BenchRo
     await waitFor(() => [...sentAt.keys()].every((id) => projected.has(id)) || undefined, { timeoutMs: 30_000, message: 'all projected' }).catch(() => undefined);
 
     const latencies = [...sentAt].filter(([id]) => projected.has(id)).map(([id, t]) => projected.get(id)! - t).sort((a, b) => a - b);
-    const rss = rssMb(child.pid!);
+    const rss = tm.rssMb();
     return [
       { name: `mailbox send → recipient projection p50 (${RATE}/s, ${total} messages)`, value: percentile(latencies, 50), unit: 'ms', note: `${latencies.length}/${total} projected, ${errors} errors` },
       { name: `mailbox send → recipient projection p99 (${RATE}/s)`, value: percentile(latencies, 99), unit: 'ms', note: 'target < 50 ms' },
@@ -72,14 +62,12 @@ export async function benchMailbox(options: { quick: boolean }): Promise<BenchRo
   } finally {
     setSubjectNamespace('');
     await listener.end().catch(() => undefined);
-    await stop(child);
+    await tm?.stop();
     await deleteNamespaceStreams(nc, namespace).catch(() => undefined);
     await nc.close();
     await db.drop();
   }
 }
-
-const natsUrl = () => process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
 /** Open loop at a fixed arrival rate; the clock starts just before the request leaves. Keyed by message id. */
 async function send(
@@ -112,34 +100,4 @@ async function send(
   }
   await Promise.all(pending);
   return errors;
-}
-
-function launch(port: number, databaseUrl: string, namespace: string): ChildProcess {
-  const args = serviceCommand('team-manager', join(__dirname, '..'));
-  return spawn(process.execPath, args, {
-    env: { ...process.env, HTTP_PORT: String(port), DATABASE_URL: databaseUrl, NATS_URL: natsUrl(), HS_NAMESPACE: namespace, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
-
-async function ready(port: number): Promise<boolean> {
-  try {
-    return (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200;
-  } catch {
-    return false;
-  }
-}
-
-function rssMb(pid: number): number {
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
-  return kb / 1024;
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-  });
 }

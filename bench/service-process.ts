@@ -15,9 +15,9 @@ export interface ServiceProcess {
 }
 
 /** One service as a real process (compiled when dist/ exists, with the service V8 flags), ready on return. */
-export async function launchService(name: string, env: Record<string, string>): Promise<ServiceProcess> {
+export async function launchService(name: string, env: Record<string, string>, nodeFlags: string[] = []): Promise<ServiceProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, serviceCommand(name, join(__dirname, '..')), {
+  const child = spawn(process.execPath, [...nodeFlags, ...serviceCommand(name, join(__dirname, '..'))], {
     env: { ...process.env, HTTP_PORT: String(port), NATS_URL: natsUrl(), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -1,20 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createTeam, setSubjectNamespace } from '@headspace/contracts';
 import { request } from '@headspace/messaging';
-import { deleteNamespaceStreams, freePort, waitFor } from '@headspace/testing';
+import { deleteNamespaceStreams, waitFor } from '@headspace/testing';
 import { connect } from '@nats-io/transport-node';
 import { Client } from 'pg';
-import { serviceCommand } from '../scripts/service-command';
 import { benchDatabase, percentile, type BenchRow } from './bench-kit';
-
-interface Service {
-  name: string;
-  port: number;
-  child: ChildProcess;
-}
+import { launchService, natsUrl, type ServiceProcess } from './service-process';
 
 const SERVICES = ['gateway', 'team-manager', 'orchestrator', 'cost-governor', 'ops-leon'];
 
@@ -27,20 +18,15 @@ const SERVICES = ['gateway', 'team-manager', 'orchestrator', 'cost-governor', 'o
 export async function benchSlice(options: { rate: number; seconds: number }): Promise<BenchRow[]> {
   const db = await benchDatabase('slice');
   const namespace = `bench-${randomBytes(3).toString('hex')}`;
-  const services: Service[] = [];
+  const services: ServiceProcess[] = [];
   const listener = new Client({ connectionString: db.url });
   const nc = await connect({ servers: natsUrl() });
   setSubjectNamespace(namespace);
   try {
-    for (const name of SERVICES) services.push(await launch(name, db.url, namespace));
-    await Promise.all(
-      services.map((s) =>
-        waitFor(() => {
-          if (s.child.exitCode !== null) throw new Error(`${s.name} exited with ${s.child.exitCode}`);
-          return ready(s.port);
-        }, { timeoutMs: 60_000, message: `${s.name} ready` }),
-      ),
-    );
+    const started = await Promise.allSettled(SERVICES.map((name) => launchService(name, { DATABASE_URL: db.url, HS_NAMESPACE: namespace })));
+    for (const result of started) if (result.status === 'fulfilled') services.push(result.value);
+    const failed = started.find((result) => result.status === 'rejected');
+    if (failed) throw (failed as PromiseRejectedResult).reason;
     await db.pool.query(`
       CREATE FUNCTION orchestrator.bench_notify() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN PERFORM pg_notify('bench_projected', NEW.name); RETURN NEW; END $$;
@@ -51,14 +37,14 @@ export async function benchSlice(options: { rate: number; seconds: number }): Pr
     listener.on('notification', (n) => projected.set(n.payload ?? '', performance.now()));
 
     await new Promise((resolve) => setTimeout(resolve, 3_000));
-    const idle = services.map((s) => ({ name: s.name, rss: rssMb(s.child.pid!) }));
+    const idle = services.map((s) => ({ name: s.name, rss: s.rssMb() }));
 
     // Warm-up, then the measured run at a fixed arrival rate (open loop: a slow reply does not slow the sender).
     await send(nc, 'warm', options.rate * 2, options.rate); // 2 s warm-up (JIT, pools, prepared statements)
     const sentAt = new Map<string, number>();
     let peak = new Map(services.map((s) => [s.name, 0]));
     const sampler = setInterval(() => {
-      peak = new Map(services.map((s) => [s.name, Math.max(peak.get(s.name) ?? 0, rssMb(s.child.pid!))]));
+      peak = new Map(services.map((s) => [s.name, Math.max(peak.get(s.name) ?? 0, s.rssMb())]));
     }, 250);
     const total = options.rate * options.seconds;
     const wallSent = new Map<string, number>();
@@ -92,14 +78,12 @@ export async function benchSlice(options: { rate: number; seconds: number }): Pr
   } finally {
     setSubjectNamespace('');
     await listener.end().catch(() => undefined);
-    await Promise.all(services.map((s) => stop(s.child)));
+    await Promise.all(services.map((s) => s.stop()));
     await deleteNamespaceStreams(nc, namespace);
     await nc.close();
     await db.drop();
   }
 }
-
-const natsUrl = () => process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
 async function send(nc: Awaited<ReturnType<typeof connect>>, prefix: string, count: number, rate: number, onSend?: (name: string) => void): Promise<number> {
   const started = performance.now();
@@ -115,37 +99,4 @@ async function send(nc: Awaited<ReturnType<typeof connect>>, prefix: string, cou
   }
   await Promise.all(pending);
   return errors;
-}
-
-async function launch(name: string, databaseUrl: string, namespace: string): Promise<Service> {
-  const port = await freePort();
-  const args = serviceCommand(name, join(__dirname, '..'));
-  const child = spawn(process.execPath, args, {
-    env: { ...process.env, HTTP_PORT: String(port), DATABASE_URL: databaseUrl, NATS_URL: natsUrl(), HS_NAMESPACE: namespace, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return { name, port, child };
-}
-
-async function ready(port: number): Promise<boolean> {
-  try {
-    return (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200;
-  } catch {
-    return false;
-  }
-}
-
-function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-  return kb / 1024;
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-  });
 }

@@ -1,12 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { claimTask, createTasks, createTeam, ErrorCodes, HeadspaceError, setSubjectNamespace } from '@headspace/contracts';
 import { encodeJson, HsHeaders, natsHeaders, readReply, request } from '@headspace/messaging';
-import { deleteNamespaceStreams, freePort, waitFor } from '@headspace/testing';
+import { deleteNamespaceStreams } from '@headspace/testing';
 import { connect } from '@nats-io/transport-node';
-import { serviceCommand } from '../scripts/service-command';
 import { benchDatabase, newPool, type BenchRow } from './bench-kit';
+import { launchService, natsUrl, type ServiceProcess } from './service-process';
 
 const CLAIMERS = 50;
 /** Tasks raced at once (so CLAIMERS × WINDOW requests are in flight), the same for both sides. */
@@ -27,14 +25,11 @@ export async function benchTaskClaims(options: { quick: boolean }): Promise<Benc
   const nc = await connect({ servers: natsUrl() });
   const pool = newPool(db.url, 10);
   setSubjectNamespace(namespace);
-  let child: ChildProcess | undefined;
+  let tm: ServiceProcess | undefined;
   try {
-    const port = await freePort();
-    child = launch(port, db.url, namespace);
-    await waitFor(() => {
-      if (child?.exitCode !== null) throw new Error(`team-manager exited with ${child?.exitCode}`);
-      return ready(port);
-    }, { timeoutMs: 60_000, message: 'team-manager ready' });
+    // HS_BENCH_CPU_PROF=<dir> writes a CPU profile of the service (where a claim's time goes).
+    const profile = process.env.HS_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.HS_BENCH_CPU_PROF}`] : [];
+    tm = await launchService('team-manager', { DATABASE_URL: db.url, HS_NAMESPACE: namespace }, profile);
 
     // Raw baseline table, as the seed's SQLite ledger would claim.
     await pool.query(`CREATE TABLE bench_tasks (id int PRIMARY KEY, owner text)`);
@@ -102,7 +97,7 @@ export async function benchTaskClaims(options: { quick: boolean }): Promise<Benc
     ];
   } finally {
     setSubjectNamespace('');
-    if (child) await stop(child);
+    await tm?.stop();
     await pool.end().catch(() => undefined);
     await deleteNamespaceStreams(nc, namespace).catch(() => undefined);
     await nc.close();
@@ -136,33 +131,3 @@ async function race(tasks: number, claim: (task: number, claimer: number) => Pro
   const seconds = (performance.now() - started) / 1000;
   return { perSecond: (tasks * CLAIMERS) / seconds, seconds, winners: wins.filter((w) => w === 1).length, conflicts };
 }
-
-const natsUrl = () => process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-
-function launch(port: number, databaseUrl: string, namespace: string): ChildProcess {
-  const args = serviceCommand('team-manager', join(__dirname, '..'));
-  // HS_BENCH_CPU_PROF=<dir> writes a CPU profile of the service (where a claim's time goes).
-  if (process.env.HS_BENCH_CPU_PROF) args.unshift('--cpu-prof', `--cpu-prof-dir=${process.env.HS_BENCH_CPU_PROF}`);
-  return spawn(process.execPath, args, {
-    env: { ...process.env, HTTP_PORT: String(port), DATABASE_URL: databaseUrl, NATS_URL: natsUrl(), HS_NAMESPACE: namespace, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
-
-async function ready(port: number): Promise<boolean> {
-  try {
-    return (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200;
-  } catch {
-    return false;
-  }
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-  });
-}
-
