@@ -5,3 +5,6 @@ export * from './errors/validation-error';
 export * from './messages';
 export * from './team-manager';
 export * from './orchestrator/team-directory.contracts';
+export * from './cost-governor';
+export * from './gateway';
+export * from './agent-runtime';

@@ -1,4 +1,12 @@
-/** Stable error codes shared by every service. Add, never rename. */
+import { AgentRuntimeErrorCodes } from './agent-runtime.codes';
+import { CostGovernorErrorCodes } from './cost-governor.codes';
+import { GatewayErrorCodes } from './gateway.codes';
+import { LlmErrorCodes } from './llm.codes';
+
+/**
+ * Stable error codes shared by every service. Add, never rename. Newer areas keep their codes in
+ * their own `<area>.codes.ts` beside this file, spread in at the end.
+ */
 export const ErrorCodes = {
   validationFailed: 'CONTRACTS.VALIDATION_FAILED',
   unknownEventType: 'CONTRACTS.UNKNOWN_EVENT_TYPE',
@@ -68,6 +76,10 @@ export const ErrorCodes = {
   taskNotClaimed: 'TASK.NOT_CLAIMED',
   taskLeaseExpired: 'TASK.LEASE_EXPIRED',
   taskEscalated: 'TASK.ESCALATED',
+  ...CostGovernorErrorCodes,
+  ...GatewayErrorCodes,
+  ...AgentRuntimeErrorCodes,
+  ...LlmErrorCodes,
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

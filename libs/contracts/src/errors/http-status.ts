@@ -1,4 +1,8 @@
+import { AgentRuntimeHttpStatus } from './agent-runtime.codes';
+import { CostGovernorHttpStatus } from './cost-governor.codes';
 import { ErrorCodes } from './error-codes';
+import { GatewayHttpStatus } from './gateway.codes';
+import { LlmHttpStatus } from './llm.codes';
 
 /**
  * The one place where error codes meet HTTP. Exact codes win; otherwise the reason part decides
@@ -43,6 +47,10 @@ const exact: Record<string, number> = {
   [ErrorCodes.personaLeaseNotFound]: 404,
   [ErrorCodes.personaRequestNotFound]: 404,
   [ErrorCodes.personaConfigInvalid]: 500,
+  ...CostGovernorHttpStatus,
+  ...GatewayHttpStatus,
+  ...AgentRuntimeHttpStatus,
+  ...LlmHttpStatus,
 };
 
 const byReason: Array<[RegExp, number]> = [
