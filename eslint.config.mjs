@@ -27,7 +27,7 @@ const boundaries = (allowTestingFrom) => [
 ];
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '.tools/**', '.headspace/**', '.nx/**', 'coverage/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', 'examples/**', '.tools/**', '.headspace/**', '.nx/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

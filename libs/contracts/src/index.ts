@@ -8,3 +8,4 @@ export * from './orchestrator/team-directory.contracts';
 export * from './cost-governor';
 export * from './gateway';
 export * from './agent-runtime';
+export * from './orchestrator/session.contracts';

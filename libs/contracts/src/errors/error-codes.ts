@@ -2,6 +2,7 @@ import { AgentRuntimeErrorCodes } from './agent-runtime.codes';
 import { CostGovernorErrorCodes } from './cost-governor.codes';
 import { GatewayErrorCodes } from './gateway.codes';
 import { LlmErrorCodes } from './llm.codes';
+import { OrchestratorErrorCodes } from './orchestrator.codes';
 
 /**
  * Stable error codes shared by every service. Add, never rename. Newer areas keep their codes in
@@ -80,6 +81,7 @@ export const ErrorCodes = {
   ...GatewayErrorCodes,
   ...AgentRuntimeErrorCodes,
   ...LlmErrorCodes,
+  ...OrchestratorErrorCodes,
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

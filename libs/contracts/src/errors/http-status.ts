@@ -3,6 +3,7 @@ import { CostGovernorHttpStatus } from './cost-governor.codes';
 import { ErrorCodes } from './error-codes';
 import { GatewayHttpStatus } from './gateway.codes';
 import { LlmHttpStatus } from './llm.codes';
+import { OrchestratorHttpStatus } from './orchestrator.codes';
 
 /**
  * The one place where error codes meet HTTP. Exact codes win; otherwise the reason part decides
@@ -51,6 +52,7 @@ const exact: Record<string, number> = {
   ...GatewayHttpStatus,
   ...AgentRuntimeHttpStatus,
   ...LlmHttpStatus,
+  ...OrchestratorHttpStatus,
 };
 
 const byReason: Array<[RegExp, number]> = [

@@ -1,0 +1,19 @@
+import { Global, Module } from '@nestjs/common';
+import { EventRegistry, sessionEvents } from '@headspace/contracts';
+import { EventStore } from '@headspace/event-store';
+import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
+import type { Pool } from 'pg';
+
+/** The orchestrator's event store (agent sessions, runs), validating every event against its contract. */
+@Global()
+@Module({
+  providers: [
+    {
+      provide: EventStore,
+      inject: [PG_POOL, SERVICE_SCHEMA],
+      useFactory: (pool: Pool, schema: string) => new EventStore({ pool, schema, registry: new EventRegistry([...sessionEvents]) }),
+    },
+  ],
+  exports: [EventStore],
+})
+export class OrchestratorStoreModule {}

@@ -1,0 +1,196 @@
+import {
+  ErrorCodes,
+  HeadspaceError,
+  type EventData,
+  type SessionUsage,
+  type sessionBudgetDecided,
+  type sessionEnded,
+  type sessionExitReasons,
+  type sessionHandedOff,
+  type sessionModelCalled,
+  type sessionReflected,
+  type sessionStarted,
+  type sessionToolCalled,
+} from '@headspace/contracts';
+import type { Decider } from '@headspace/event-store';
+
+export type SessionEvent =
+  | { type: 'session.started'; data: EventData<typeof sessionStarted> }
+  | { type: 'session.model-called'; data: EventData<typeof sessionModelCalled> }
+  | { type: 'session.tool-called'; data: EventData<typeof sessionToolCalled> }
+  | { type: 'session.budget-decided'; data: EventData<typeof sessionBudgetDecided> }
+  | { type: 'session.handed-off'; data: EventData<typeof sessionHandedOff> }
+  | { type: 'session.reflected'; data: EventData<typeof sessionReflected> }
+  | { type: 'session.ended'; data: EventData<typeof sessionEnded> };
+
+type Started = EventData<typeof sessionStarted>;
+
+export interface SessionState {
+  status: 'none' | 'running' | 'ended';
+  started?: Started;
+  /** Model calls recorded so far (= the number of the last turn). */
+  turns: number;
+  model?: string;
+  usage: SessionUsage;
+  /** tool_use ids the last model call asked for, by id → tool name, not yet answered. */
+  pendingToolUses: Record<string, string>;
+  /** Every answered tool_use id: a resumed session replays these results instead of re-running them. */
+  completedToolUses: Record<string, { content: string; isError: boolean }>;
+  toolsUsed: string[];
+  filesModified: string[];
+  handedOff: boolean;
+  reflected: boolean;
+}
+
+export type SessionCommand =
+  | ({ type: 'start-session'; now: string } & Omit<Started, 'startedAt'>)
+  | ({ type: 'record-model-call'; now: string } & Omit<EventData<typeof sessionModelCalled>, 'at'>)
+  | ({ type: 'record-tool-call'; now: string } & Omit<EventData<typeof sessionToolCalled>, 'at'>)
+  | ({ type: 'record-budget-decision'; now: string } & Omit<EventData<typeof sessionBudgetDecided>, 'at'>)
+  | ({ type: 'record-handoff'; now: string } & Omit<EventData<typeof sessionHandedOff>, 'at'>)
+  | ({ type: 'record-reflection'; now: string } & Omit<EventData<typeof sessionReflected>, 'at'>)
+  | { type: 'end-session'; sessionId: string; exitReason: (typeof sessionExitReasons)[number]; summary: string; error?: string; now: string };
+
+const zeroUsage = (): SessionUsage => ({ inputTokens: 0, outputTokens: 0, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0, cacheReadTokens: 0 });
+
+const addUsage = (a: SessionUsage, b: SessionUsage): SessionUsage => ({
+  inputTokens: a.inputTokens + b.inputTokens,
+  outputTokens: a.outputTokens + b.outputTokens,
+  cacheWrite5mTokens: a.cacheWrite5mTokens + b.cacheWrite5mTokens,
+  cacheWrite1hTokens: a.cacheWrite1hTokens + b.cacheWrite1hTokens,
+  cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+});
+
+function requireRunning(state: SessionState, sessionId: string): void {
+  if (state.status === 'none') throw new HeadspaceError(ErrorCodes.sessionNotFound, `No session "${sessionId}"`, { field: 'sessionId' });
+  if (state.status === 'ended') throw new HeadspaceError(ErrorCodes.sessionAlreadyEnded, `Session "${sessionId}" has ended`, { field: 'sessionId' });
+}
+
+/**
+ * Decisions are idempotent where a resumed orchestrator may repeat them: recording a turn or a tool
+ * result that is already in the stream appends nothing, so a crash between acting and recording
+ * cannot double-count a turn or a tool call.
+ */
+function decide(command: SessionCommand, state: SessionState): SessionEvent[] {
+  const { now } = command;
+  switch (command.type) {
+    case 'start-session': {
+      if (state.status !== 'none') return [];
+      const { type: _t, now: _n, ...data } = command;
+      return [{ type: 'session.started', data: { ...data, startedAt: now } }];
+    }
+    case 'record-model-call': {
+      if (state.status !== 'none' && command.turn <= state.turns) return [];
+      requireRunning(state, command.sessionId);
+      if (command.turn !== state.turns + 1) {
+        throw new HeadspaceError(ErrorCodes.sessionTurnOutOfOrder, `Turn ${command.turn} recorded after turn ${state.turns}`, { field: 'turn' });
+      }
+      if (Object.keys(state.pendingToolUses).length > 0) {
+        throw new HeadspaceError(ErrorCodes.sessionTurnOutOfOrder, `Turn ${command.turn} recorded while tool calls of turn ${state.turns} are unanswered`, { field: 'turn' });
+      }
+      const { type: _t, now: _n, ...data } = command;
+      return [{ type: 'session.model-called', data: { ...data, at: now } }];
+    }
+    case 'record-tool-call': {
+      if (state.completedToolUses[command.toolUseId]) return [];
+      requireRunning(state, command.sessionId);
+      if (!state.pendingToolUses[command.toolUseId]) {
+        throw new HeadspaceError(ErrorCodes.sessionUnknownToolUse, `The model did not ask for tool use "${command.toolUseId}"`, { field: 'toolUseId' });
+      }
+      const { type: _t, now: _n, ...data } = command;
+      return [{ type: 'session.tool-called', data: { ...data, at: now } }];
+    }
+    case 'record-budget-decision': {
+      requireRunning(state, command.sessionId);
+      const { type: _t, now: _n, ...data } = command;
+      return [{ type: 'session.budget-decided', data: { ...data, at: now } }];
+    }
+    case 'record-handoff': {
+      if (state.handedOff) return [];
+      requireRunning(state, command.sessionId);
+      const { type: _t, now: _n, ...data } = command;
+      return [{ type: 'session.handed-off', data: { ...data, at: now } }];
+    }
+    case 'record-reflection': {
+      if (state.reflected) return [];
+      requireRunning(state, command.sessionId);
+      const { type: _t, now: _n, ...data } = command;
+      return [{ type: 'session.reflected', data: { ...data, at: now } }];
+    }
+    case 'end-session': {
+      if (state.status === 'ended') return [];
+      requireRunning(state, command.sessionId);
+      return [
+        {
+          type: 'session.ended',
+          data: {
+            sessionId: command.sessionId,
+            exitReason: command.exitReason,
+            summary: command.summary,
+            turns: state.turns,
+            usage: state.usage,
+            toolsUsed: state.toolsUsed,
+            filesModified: state.filesModified,
+            ...(command.error ? { error: command.error } : {}),
+            at: now,
+          },
+        },
+      ];
+    }
+  }
+}
+
+function toolUsesOf(content: Array<Record<string, unknown>>): Record<string, string> {
+  const pending: Record<string, string> = {};
+  for (const block of content) if (block.type === 'tool_use') pending[String(block.id)] = String(block.name);
+  return pending;
+}
+
+const union = (list: string[], more: string[]) => (more.every((x) => list.includes(x)) ? list : [...new Set([...list, ...more])]);
+
+function evolve(state: SessionState, event: SessionEvent): SessionState {
+  switch (event.type) {
+    case 'session.started':
+      return { ...state, status: 'running', started: event.data, model: event.data.model };
+    case 'session.model-called':
+      return {
+        ...state,
+        turns: event.data.turn,
+        model: event.data.model,
+        usage: addUsage(state.usage, event.data.usage),
+        pendingToolUses: toolUsesOf(event.data.content),
+      };
+    case 'session.tool-called': {
+      const { [event.data.toolUseId]: _answered, ...pending } = state.pendingToolUses;
+      return {
+        ...state,
+        pendingToolUses: pending,
+        completedToolUses: { ...state.completedToolUses, [event.data.toolUseId]: { content: event.data.content, isError: event.data.isError } },
+        toolsUsed: union(state.toolsUsed, [event.data.tool]),
+        filesModified: union(state.filesModified, event.data.filesModified),
+      };
+    }
+    case 'session.budget-decided':
+      return { ...state, model: event.data.model };
+    case 'session.handed-off':
+      return { ...state, handedOff: true };
+    case 'session.reflected':
+      return { ...state, reflected: true };
+    case 'session.ended':
+      return { ...state, status: 'ended', pendingToolUses: {} };
+  }
+}
+
+const initialState = (): SessionState => ({
+  status: 'none',
+  turns: 0,
+  usage: zeroUsage(),
+  pendingToolUses: {},
+  completedToolUses: {},
+  toolsUsed: [],
+  filesModified: [],
+  handedOff: false,
+  reflected: false,
+});
+
+export const agentSessionDecider: Decider<SessionCommand, SessionState, SessionEvent> = { decide, evolve, initialState };

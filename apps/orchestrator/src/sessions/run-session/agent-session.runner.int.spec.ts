@@ -1,0 +1,235 @@
+import { randomUUID } from 'node:crypto';
+import { EventRegistry, sessionEvents, type SessionUsage } from '@headspace/contracts';
+import { EventStore, migrate } from '@headspace/event-store';
+import { createTestDatabase, type TestDatabase } from '@headspace/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SessionRecorder } from '../session-recorder';
+import type { ConversationBlock } from '../session-conversation';
+import { AgentSessionRunner, type SessionPorts } from './agent-session.runner';
+import type { ModelCall, ModelReply, ToolOutcome } from './session-ports';
+
+const schema = 'orchestrator';
+let db: TestDatabase;
+let store: EventStore;
+
+beforeAll(async () => {
+  db = await createTestDatabase('sessionrunner');
+  await migrate(db.pool, { schema });
+  store = new EventStore({ pool: db.pool, schema, registry: new EventRegistry([...sessionEvents]) });
+});
+afterAll(() => db?.drop());
+
+const usage = (input: number): SessionUsage => ({ inputTokens: input, outputTokens: 10, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0, cacheReadTokens: 0 });
+const toolUse = (id: string, name: string, input: object): ConversationBlock => ({ type: 'tool_use', id, name, input });
+const text = (t: string): ConversationBlock => ({ type: 'text', text: t });
+const reflection = '{"summary":"done","learnings":[]}';
+
+/** A scripted model: reply n of the script answers the n-th call; every request it saw is kept. */
+function scriptedModel(script: Array<{ content: ConversationBlock[]; stopReason: string; input?: number }>) {
+  const seen: ModelCall[] = [];
+  return {
+    seen,
+    port: {
+      contextWindow: () => 1_000,
+      async call(request: ModelCall): Promise<ModelReply> {
+        seen.push(structuredClone(request));
+        const step = script[Math.min(seen.length - 1, script.length - 1)];
+        return { model: request.model, content: step.content, stopReason: step.stopReason, usage: usage(step.input ?? 100) };
+      },
+    },
+  };
+}
+
+function ports(model: SessionPorts['model'], overrides: Partial<SessionPorts> = {}) {
+  const sideEffects: string[] = [];
+  const spent: Array<{ turn: number; model: string }> = [];
+  const base: SessionPorts = {
+    model,
+    system: [text('You are Con.')],
+    clock: () => new Date().toISOString(),
+    tools: {
+      definitions: () => [{ name: 'Write' }],
+      async run(call): Promise<ToolOutcome> {
+        sideEffects.push(call.id);
+        return { content: `ran ${call.name}`, isError: false, filesModified: [`${call.id}.txt`], hooks: [] };
+      },
+      onStop: async () => undefined,
+    },
+    budget: {
+      maySpend: async ({ model: m }) => ({ decision: 'allowed', model: m }),
+      recordUsage: async ({ turn, model: m }) => void spent.push({ turn, model: m }),
+    },
+    mail: { takeUnread: async () => ({ messageIds: [] }) },
+    reflection: {
+      retryPrompt: (error) => `Your reflection was malformed (${error}). Answer with the reflection JSON only.`,
+      parse: (t) => {
+        try {
+          return { ok: true, reflection: JSON.parse(t.slice(t.indexOf('{'))) };
+        } catch (error) {
+          return { ok: false, error: (error as Error).message };
+        }
+      },
+    },
+    handoff: {
+      request: (p) => `Context at ${p}%: write the handoff JSON.`,
+      parse: (t) => (t.startsWith('{') ? { ok: true, handoff: JSON.parse(t) } : { ok: false, error: 'not JSON' }),
+    },
+    ...overrides,
+  };
+  return { ports: base, sideEffects, spent };
+}
+
+async function startSession(sessionId: string) {
+  const recorder = await SessionRecorder.load(store, sessionId);
+  await recorder.record({
+    type: 'start-session',
+    sessionId,
+    team: 'red',
+    persona: 'con',
+    kind: 'task',
+    taskId: 't-1',
+    model: 'claude-sonnet-4-5',
+    effort: 'standard',
+    runtime: 'built-in',
+    simulated: true,
+    prompt: 'Write two files',
+    now: new Date().toISOString(),
+  });
+  return recorder;
+}
+
+const limits = { maxTurns: 10, maxOutputTokens: 1_000, handoffThreshold: 0.8 };
+
+describe('agent session runner', () => {
+  it('runs tool calls, records every turn and ends with the reflection', async () => {
+    const sessionId = randomUUID();
+    const model = scriptedModel([
+      { content: [toolUse('a', 'Write', { f: 1 }), toolUse('b', 'Write', { f: 2 })], stopReason: 'tool_use' },
+      { content: [text(`All written.\n${reflection}`)], stopReason: 'end_turn' },
+    ]);
+    const { ports: p, sideEffects, spent } = ports(model.port);
+    const outcome = await new AgentSessionRunner(await startSession(sessionId), p, limits).run();
+    expect(outcome).toMatchObject({ exitReason: 'completed', turns: 2 });
+    expect(sideEffects).toEqual(['a', 'b']);
+    expect(spent.map((s) => s.turn)).toEqual([1, 2]);
+    // The second call carried both tool results.
+    expect(model.seen[1].messages.at(-1)!.content.map((b) => b.tool_use_id)).toEqual(['a', 'b']);
+    const state = (await SessionRecorder.load(store, sessionId)).state;
+    expect(state).toMatchObject({ status: 'ended', reflected: true, filesModified: ['a.txt', 'b.txt'], toolsUsed: ['Write'] });
+  });
+
+  it('a runner that dies mid-turn is resumed from the stream without repeating a completed tool call', async () => {
+    const sessionId = randomUUID();
+    const script = [
+      { content: [toolUse('a', 'Write', { f: 1 }), toolUse('b', 'Write', { f: 2 })], stopReason: 'tool_use' },
+      { content: [text(`Done.\n${reflection}`)], stopReason: 'end_turn' },
+    ];
+    const first = scriptedModel(script);
+    const crashing = ports(first.port);
+    const realRun = crashing.ports.tools.run;
+    crashing.ports.tools.run = async (call) => {
+      if (call.id === 'b') throw new Error('orchestrator killed');
+      return realRun(call);
+    };
+    // The crash ends the first runner's loop with an error before it can end the session:
+    // simulate the kill by not letting it record the end.
+    const recorder = await startSession(sessionId);
+    recorder.record = ((original) => async (command) => {
+      if (command.type === 'end-session') throw new Error('killed before ending');
+      return original(command);
+    })(recorder.record.bind(recorder));
+    await expect(new AgentSessionRunner(recorder, crashing.ports, limits).run()).rejects.toThrow('killed before ending');
+    expect(crashing.sideEffects).toEqual(['a']);
+
+    const second = scriptedModel(script.slice(1));
+    const resumed = ports(second.port);
+    const outcome = await new AgentSessionRunner(await SessionRecorder.load(store, sessionId), resumed.ports, limits).run();
+    expect(outcome).toMatchObject({ exitReason: 'completed', turns: 2 });
+    expect(resumed.sideEffects).toEqual(['b']);
+    // The resumed conversation is the original one: opening prompt, the first reply, both results.
+    const messages = second.seen[0].messages;
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(messages[2].content.map((b) => b.tool_use_id)).toEqual(['a', 'b']);
+  });
+
+  it('a malformed reflection is asked for once more, then recorded as malformed', async () => {
+    const sessionId = randomUUID();
+    const model = scriptedModel([
+      { content: [text('Finished, no JSON')], stopReason: 'end_turn' },
+      { content: [text('still no JSON')], stopReason: 'end_turn' },
+    ]);
+    const { ports: p } = ports(model.port);
+    const outcome = await new AgentSessionRunner(await startSession(sessionId), p, limits).run();
+    expect(outcome).toMatchObject({ exitReason: 'completed', turns: 2 });
+    expect(JSON.stringify(model.seen[1].messages.at(-1))).toContain('Your reflection was malformed');
+    const reflected = (await SessionRecorder.load(store, sessionId)).events.find((e) => e.type === 'session.reflected');
+    expect(reflected?.data).toMatchObject({ malformed: true, raw: 'still no JSON' });
+  });
+
+  it('a Stop hook sends the model back to work before the session may end', async () => {
+    const sessionId = randomUUID();
+    const model = scriptedModel([
+      { content: [text('I think I am done')], stopReason: 'end_turn' },
+      { content: [text(`Tests now pass.\n${reflection}`)], stopReason: 'end_turn' },
+    ]);
+    let stops = 0;
+    const { ports: p } = ports(model.port);
+    p.tools.onStop = async () => (stops++ === 0 ? 'Run the tests before stopping.' : undefined);
+    const outcome = await new AgentSessionRunner(await startSession(sessionId), p, limits).run();
+    expect(outcome.turns).toBe(2);
+    expect(JSON.stringify(model.seen[1].messages.at(-1))).toContain('Run the tests before stopping.');
+  });
+
+  it('a paused budget ends the session as budget_paused without calling the model', async () => {
+    const sessionId = randomUUID();
+    const model = scriptedModel([{ content: [text('never')], stopReason: 'end_turn' }]);
+    const { ports: p } = ports(model.port, {});
+    p.budget.maySpend = async ({ model: m }) => ({ decision: 'paused', model: m, reason: 'Budget 95% consumed' });
+    const outcome = await new AgentSessionRunner(await startSession(sessionId), p, limits).run();
+    expect(outcome).toMatchObject({ exitReason: 'budget_paused', summary: 'Budget 95% consumed', turns: 0 });
+    expect(model.seen).toHaveLength(0);
+  });
+
+  it('a downgrade mid-session moves the next call to the cheaper model', async () => {
+    const sessionId = randomUUID();
+    const model = scriptedModel([
+      { content: [toolUse('a', 'Write', {})], stopReason: 'tool_use' },
+      { content: [text(`ok\n${reflection}`)], stopReason: 'end_turn' },
+    ]);
+    const { ports: p } = ports(model.port);
+    let calls = 0;
+    p.budget.maySpend = async ({ model: m }) =>
+      calls++ === 0 ? { decision: 'allowed', model: m } : { decision: 'downgraded', model: 'claude-haiku-4-5', reason: '80% of the session budget' };
+    await new AgentSessionRunner(await startSession(sessionId), p, limits).run();
+    expect(model.seen.map((s) => s.model)).toEqual(['claude-sonnet-4-5', 'claude-haiku-4-5']);
+  });
+
+  it('mail arriving between turns is injected into the next inference', async () => {
+    const sessionId = randomUUID();
+    const model = scriptedModel([
+      { content: [toolUse('a', 'Write', {})], stopReason: 'tool_use' },
+      { content: [text(`ok\n${reflection}`)], stopReason: 'end_turn' },
+    ]);
+    const { ports: p } = ports(model.port);
+    let takes = 0;
+    p.mail.takeUnread = async () =>
+      takes++ === 1 ? { messageIds: ['m-1'], text: '<teammate-message teammate_id="al" type="message">use tabs</teammate-message>' } : { messageIds: [] };
+    await new AgentSessionRunner(await startSession(sessionId), p, limits).run();
+    expect(JSON.stringify(model.seen[1].messages.at(-1))).toContain('use tabs');
+    const turn2 = (await SessionRecorder.load(store, sessionId)).events.find((e) => e.type === 'session.model-called' && e.data.turn === 2);
+    expect(turn2?.data).toMatchObject({ injectedMessageIds: ['m-1'] });
+  });
+
+  it('at the handoff threshold the model writes the handoff and the session ends as handoff', async () => {
+    const sessionId = randomUUID();
+    const model = scriptedModel([
+      { content: [toolUse('a', 'Write', {})], stopReason: 'tool_use', input: 850 },
+      { content: [text('{"task":"t-1","done":["a"],"next":["b"]}')], stopReason: 'end_turn', input: 900 },
+    ]);
+    const { ports: p } = ports(model.port);
+    const outcome = await new AgentSessionRunner(await startSession(sessionId), p, limits).run();
+    expect(outcome.exitReason).toBe('handoff');
+    const handoff = (await SessionRecorder.load(store, sessionId)).events.find((e) => e.type === 'session.handed-off');
+    expect(handoff?.data).toMatchObject({ handoff: { task: 't-1', next: ['b'] }, contextUsedPercent: 85 });
+  });
+});

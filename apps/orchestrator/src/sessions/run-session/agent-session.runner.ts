@@ -1,0 +1,209 @@
+import type { SessionUsage, sessionExitReasons } from '@headspace/contracts';
+import { withSpan } from '@headspace/telemetry';
+import type { SessionRecorder } from '../session-recorder';
+import { conversationOf, type ConversationBlock, type ConversationMessage } from '../session-conversation';
+import type { BudgetPort, HandoffPort, MailPort, ModelPort, ReflectionPort, ToolPort } from './session-ports';
+
+export interface SessionLimits {
+  maxTurns: number;
+  maxOutputTokens: number;
+  /** Share of the context window (0–1) at which the session hands off to a fresh one. */
+  handoffThreshold: number;
+}
+
+export interface SessionPorts {
+  model: ModelPort;
+  tools: ToolPort;
+  budget: BudgetPort;
+  mail: MailPort;
+  reflection: ReflectionPort;
+  handoff: HandoffPort;
+  system: ConversationBlock[];
+  clock: () => string;
+}
+
+export interface SessionOutcome {
+  exitReason: (typeof sessionExitReasons)[number];
+  summary: string;
+  turns: number;
+  usage: SessionUsage;
+}
+
+type Exit = { exitReason: SessionOutcome['exitReason']; summary: string; error?: string };
+
+const textOf = (content: ConversationBlock[]) =>
+  content
+    .filter((b) => b.type === 'text')
+    .map((b) => String(b.text))
+    .join('\n');
+
+const contextTokens = (u: SessionUsage) => u.inputTokens + u.cacheReadTokens + u.cacheWrite5mTokens + u.cacheWrite1hTokens;
+
+/**
+ * The agent loop of one session, resumable at any step: everything it has done is in the session's
+ * stream, so after a crash it rebuilds the conversation, answers the tool calls still pending
+ * (never re-running one already recorded) and carries on. One span per session, turn and tool call.
+ */
+export class AgentSessionRunner {
+  private extraUserText: string[] = [];
+
+  constructor(
+    private readonly recorder: SessionRecorder,
+    private readonly ports: SessionPorts,
+    private readonly limits: SessionLimits,
+  ) {}
+
+  run(): Promise<SessionOutcome> {
+    const started = this.recorder.state.started!;
+    return withSpan(
+      `invoke_agent ${started.persona}`,
+      { attributes: { 'headspace.session_id': started.sessionId, 'headspace.persona': started.persona, 'headspace.team': started.team, 'headspace.task_id': started.taskId ?? '' } },
+      async () => {
+        const exit = await this.loop().catch((error: unknown): Exit => ({ exitReason: 'error', summary: 'The session failed', error: (error as Error).message }));
+        await this.recorder.record({ type: 'end-session', sessionId: this.recorder.sessionId, ...exit, now: this.ports.clock() });
+        const state = this.recorder.state;
+        return { exitReason: exit.exitReason, summary: exit.summary, turns: state.turns, usage: state.usage };
+      },
+    );
+  }
+
+  private async loop(): Promise<Exit> {
+    let reflectionRetried = false;
+    for (;;) {
+      const state = this.recorder.state;
+      if (state.status === 'ended') return { exitReason: 'completed', summary: 'already ended' };
+      await this.answerPendingTools();
+      const last = this.recorder.events.at(-1);
+      const lastReply = [...this.recorder.events].reverse().find((e) => e.type === 'session.model-called');
+      if (last?.type === 'session.model-called' && last.data.stopReason !== 'tool_use') {
+        // The model stopped talking: Stop hooks may send it back to work; otherwise reflect and end.
+        const finalText = textOf(last.data.content);
+        const keepGoing = await this.ports.tools.onStop(finalText);
+        if (keepGoing) {
+          this.extraUserText.push(keepGoing);
+        } else {
+          const parsed = this.ports.reflection.parse(finalText);
+          if (parsed.ok || reflectionRetried || this.recorder.state.reflected) {
+            await this.recordReflection(parsed, finalText);
+            return { exitReason: 'completed', summary: summaryOf(finalText) };
+          }
+          reflectionRetried = true;
+          this.extraUserText.push(this.ports.reflection.retryPrompt(parsed.error));
+        }
+      } else if (lastReply?.type === 'session.model-called') {
+        const used = contextTokens(lastReply.data.usage) / this.ports.model.contextWindow(lastReply.data.model);
+        if (used >= this.limits.handoffThreshold) return this.handOff(used * 100);
+      }
+      if (this.recorder.state.turns >= this.limits.maxTurns) return { exitReason: 'max_turns', summary: `Stopped after ${this.limits.maxTurns} turns` };
+      const outcome = await this.turn();
+      if (outcome) return outcome;
+    }
+  }
+
+  /** One inference: ask the governor, inject mail, call the model, record usage and the reply. */
+  private async turn(extraText?: string): Promise<Exit | undefined> {
+    const turn = this.recorder.state.turns + 1;
+    const sessionId = this.recorder.sessionId;
+    return withSpan(`turn ${turn}`, { attributes: { 'headspace.session_id': sessionId, 'headspace.turn': turn } }, async () => {
+      const model = this.recorder.state.model!;
+      const estimatedInputTokens = Math.ceil(JSON.stringify(conversationOf([...this.recorder.events])).length / 4);
+      const budget = await this.ports.budget.maySpend({ model, estimatedInputTokens, maxOutputTokens: this.limits.maxOutputTokens, turn });
+      await this.recorder.record({ type: 'record-budget-decision', sessionId, turn, decision: budget.decision, model: budget.model, reason: budget.reason, now: this.ports.clock() });
+      if (budget.decision === 'paused') return { exitReason: 'budget_paused', summary: budget.reason };
+      if (budget.decision === 'stopped') return { exitReason: 'budget_stopped', summary: budget.reason };
+
+      const mail = await this.ports.mail.takeUnread();
+      const injected = [...this.extraUserText.splice(0), ...(extraText ? [extraText] : []), ...(mail.text ? [mail.text] : [])].join('\n\n') || undefined;
+      const messages = withInjected(conversationOf([...this.recorder.events]), injected);
+      const startedAt = performance.now();
+      const reply = await this.ports.model.call({
+        model: budget.model,
+        system: this.ports.system,
+        tools: this.ports.tools.definitions(),
+        messages,
+        maxTokens: this.limits.maxOutputTokens,
+        effort: this.recorder.state.started!.effort,
+      });
+      await this.ports.budget.recordUsage({ reservationId: 'reservationId' in budget ? budget.reservationId : undefined, model: reply.model, usage: reply.usage, turn });
+      await this.recorder.record({
+        type: 'record-model-call',
+        sessionId,
+        turn,
+        model: reply.model,
+        stopReason: reply.stopReason,
+        content: reply.content,
+        usage: reply.usage,
+        injectedMessageIds: mail.messageIds,
+        injectedText: injected,
+        durationMs: performance.now() - startedAt,
+        now: this.ports.clock(),
+      });
+      return undefined;
+    });
+  }
+
+  /** Runs the tool calls of the last reply that have no recorded result yet, in the order asked. */
+  private async answerPendingTools(): Promise<void> {
+    const last = [...this.recorder.events].reverse().find((e) => e.type === 'session.model-called');
+    if (!last || last.type !== 'session.model-called') return;
+    for (const block of last.data.content) {
+      if (block.type !== 'tool_use') continue;
+      const id = String(block.id);
+      if (!this.recorder.state.pendingToolUses[id]) continue;
+      const name = String(block.name);
+      const startedAt = performance.now();
+      const outcome = await withSpan(`execute_tool ${name}`, { attributes: { 'gen_ai.tool.name': name, 'gen_ai.tool.call.id': id } }, () =>
+        this.ports.tools.run({ id, name, input: block.input }),
+      );
+      await this.recorder.record({
+        type: 'record-tool-call',
+        sessionId: this.recorder.sessionId,
+        turn: last.data.turn,
+        toolUseId: id,
+        tool: name,
+        ...outcome,
+        durationMs: performance.now() - startedAt,
+        now: this.ports.clock(),
+      });
+    }
+  }
+
+  private async handOff(usedPercent: number): Promise<Exit> {
+    const failed = await this.turn(this.ports.handoff.request(Math.round(usedPercent)));
+    if (failed) return failed;
+    const reply = this.recorder.events.at(-1);
+    const text = reply?.type === 'session.model-called' ? textOf(reply.data.content) : '';
+    const parsed = this.ports.handoff.parse(text);
+    if (!parsed.ok) return { exitReason: 'error', summary: 'The handoff document was invalid', error: parsed.error };
+    await this.recorder.record({
+      type: 'record-handoff',
+      sessionId: this.recorder.sessionId,
+      handoff: parsed.handoff,
+      contextUsedPercent: Math.min(100, usedPercent),
+      now: this.ports.clock(),
+    });
+    return { exitReason: 'handoff', summary: `Handed off at ${Math.round(usedPercent)}% of the context window` };
+  }
+
+  private async recordReflection(parsed: ReturnType<ReflectionPort['parse']>, raw: string): Promise<void> {
+    await this.recorder.record({
+      type: 'record-reflection',
+      sessionId: this.recorder.sessionId,
+      malformed: !parsed.ok,
+      ...(parsed.ok ? { reflection: parsed.reflection } : { raw: raw.slice(0, 50_000) }),
+      now: this.ports.clock(),
+    });
+  }
+}
+
+function withInjected(messages: ConversationMessage[], text: string | undefined): ConversationMessage[] {
+  if (!text) return messages;
+  const last = messages.at(-1);
+  if (last?.role === 'user') return [...messages.slice(0, -1), { role: 'user', content: [...last.content, { type: 'text', text }] }];
+  return [...messages, { role: 'user', content: [{ type: 'text', text }] }];
+}
+
+function summaryOf(finalText: string): string {
+  const withoutJson = finalText.replace(/```json[\s\S]*?```/g, '').replace(/\{[\s\S]*\}\s*$/, '').trim();
+  return (withoutJson || finalText).slice(0, 2_000);
+}

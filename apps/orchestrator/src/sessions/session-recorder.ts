@@ -1,0 +1,58 @@
+import { sessionStreamId } from '@headspace/contracts';
+import { foldEvents, type EventStore, type RecordedEvent } from '@headspace/event-store';
+import { agentSessionDecider, type SessionCommand, type SessionEvent, type SessionState } from './agent-session.decider';
+
+/**
+ * The one writer of a session's stream while its runner holds it: decides each step against the
+ * state in hand and appends at the exact version, so a second runner that took the session over
+ * makes this one fail with a ConcurrencyError instead of interleaving. Command ids are derived from
+ * the step (turn, tool use id), so repeating a step after a crash appends nothing.
+ */
+export class SessionRecorder {
+  private constructor(
+    private readonly store: EventStore,
+    readonly sessionId: string,
+    private history: SessionEvent[],
+    private version: bigint,
+  ) {}
+
+  static async load(store: EventStore, sessionId: string): Promise<SessionRecorder> {
+    const recorded = (await store.readStream(sessionStreamId(sessionId))) as Array<RecordedEvent & SessionEvent>;
+    const history = recorded.map(({ type, data }) => ({ type, data }) as SessionEvent);
+    return new SessionRecorder(store, sessionId, history, recorded.length ? recorded[recorded.length - 1].streamVersion : 0n);
+  }
+
+  get events(): readonly SessionEvent[] {
+    return this.history;
+  }
+
+  get state(): SessionState {
+    return foldEvents(agentSessionDecider, this.history);
+  }
+
+  async record(command: SessionCommand, metadata: Record<string, unknown> = {}): Promise<SessionEvent[]> {
+    const events = agentSessionDecider.decide(command, this.state);
+    if (events.length === 0) return events;
+    const result = await this.store.append(sessionStreamId(this.sessionId), events, {
+      expected: this.version === 0n ? 'no-stream' : this.version,
+      commandId: stepId(command),
+      metadata,
+    });
+    this.history = [...this.history, ...events];
+    this.version = result.nextExpectedVersion;
+    return events;
+  }
+}
+
+function stepId(command: SessionCommand): string {
+  switch (command.type) {
+    case 'record-model-call':
+      return `${command.sessionId}:turn:${command.turn}`;
+    case 'record-tool-call':
+      return `${command.sessionId}:tool:${command.toolUseId}`;
+    case 'record-budget-decision':
+      return `${command.sessionId}:budget:${command.turn}`;
+    default:
+      return `${command.sessionId}:${command.type}`;
+  }
+}
