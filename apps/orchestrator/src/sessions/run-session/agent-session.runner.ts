@@ -1,4 +1,5 @@
 import type { SessionUsage, sessionExitReasons } from '@headspace/contracts';
+import { ConcurrencyError } from '@headspace/event-store';
 import { withSpan } from '@headspace/telemetry';
 import type { SessionRecorder } from '../session-recorder';
 import { conversationOf, type ConversationBlock, type ConversationMessage } from '../session-conversation';
@@ -31,6 +32,13 @@ export interface SessionOutcome {
 
 type Exit = { exitReason: SessionOutcome['exitReason']; summary: string; error?: string };
 
+/** Thrown when the runner is told to stop (shutdown, lease lost): the session is left to be resumed, not ended. */
+export class SessionInterrupted extends Error {
+  constructor() {
+    super('session interrupted; it resumes from its stream');
+  }
+}
+
 const textOf = (content: ConversationBlock[]) =>
   content
     .filter((b) => b.type === 'text')
@@ -51,6 +59,7 @@ export class AgentSessionRunner {
     private readonly recorder: SessionRecorder,
     private readonly ports: SessionPorts,
     private readonly limits: SessionLimits,
+    private readonly signal?: AbortSignal,
   ) {}
 
   run(): Promise<SessionOutcome> {
@@ -59,7 +68,12 @@ export class AgentSessionRunner {
       `invoke_agent ${started.persona}`,
       { attributes: { 'headspace.session_id': started.sessionId, 'headspace.persona': started.persona, 'headspace.team': started.team, 'headspace.task_id': started.taskId ?? '' } },
       async () => {
-        const exit = await this.loop().catch((error: unknown): Exit => ({ exitReason: 'error', summary: 'The session failed', error: (error as Error).message }));
+        const exit = await this.loop().catch((error: unknown): Exit => {
+          if (error instanceof SessionInterrupted) throw error;
+          // Another instance took the session over (its lease expired here): it carries on, not us.
+          if (error instanceof ConcurrencyError) throw new SessionInterrupted();
+          return { exitReason: 'error', summary: 'The session failed', error: (error as Error).message };
+        });
         await this.recorder.record({ type: 'end-session', sessionId: this.recorder.sessionId, ...exit, now: this.ports.clock() });
         const state = this.recorder.state;
         return { exitReason: exit.exitReason, summary: exit.summary, turns: state.turns, usage: state.usage };
@@ -70,6 +84,7 @@ export class AgentSessionRunner {
   private async loop(): Promise<Exit> {
     let reflectionRetried = false;
     for (;;) {
+      if (this.signal?.aborted) throw new SessionInterrupted();
       const state = this.recorder.state;
       if (state.status === 'ended') return { exitReason: 'completed', summary: 'already ended' };
       await this.answerPendingTools();
@@ -148,6 +163,7 @@ export class AgentSessionRunner {
     if (!last || last.type !== 'session.model-called') return;
     for (const block of last.data.content) {
       if (block.type !== 'tool_use') continue;
+      if (this.signal?.aborted) throw new SessionInterrupted();
       const id = String(block.id);
       if (!this.recorder.state.pendingToolUses[id]) continue;
       const name = String(block.name);

@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { EventRegistry, sessionEvents } from '@headspace/contracts';
+import { EventStore, migrate } from '@headspace/event-store';
+import { createTestDatabase, waitFor, type TestDatabase } from '@headspace/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentSessionsProjection } from './agent-sessions.projection';
+import type { SessionPorts } from './run-session/agent-session.runner';
+import { SessionRecorder } from './session-recorder';
+import { SessionSupervisor, type SessionPortsFactory, type SessionStart } from './session-supervisor';
+
+const schema = 'orchestrator';
+let db: TestDatabase;
+let store: EventStore;
+let projection: AgentSessionsProjection;
+const supervisors: SessionSupervisor[] = [];
+
+beforeAll(async () => {
+  db = await createTestDatabase('supervisor');
+  await migrate(db.pool, { schema, dirs: [join(__dirname, '..', 'migrations')] });
+  store = new EventStore({ pool: db.pool, schema, registry: new EventRegistry([...sessionEvents]) });
+  projection = new AgentSessionsProjection(db.pool, schema, store);
+  projection.onApplicationBootstrap();
+});
+afterAll(async () => {
+  for (const s of supervisors) await s.beforeApplicationShutdown();
+  await projection?.beforeApplicationShutdown();
+  await db?.drop();
+});
+
+const zero = { inputTokens: 10, outputTokens: 5, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0, cacheReadTokens: 0 };
+
+/** Ports whose model writes one file, then finishes; `gate` holds the tool call until released. */
+function factory(log: string[], gate?: Promise<void>): SessionPortsFactory {
+  return {
+    async create(started) {
+      let calls = 0;
+      const ports: SessionPorts = {
+        system: [],
+        clock: () => new Date().toISOString(),
+        model: {
+          contextWindow: () => 200_000,
+          async call(req) {
+            calls++;
+            return calls === 1 && !req.messages.some((m) => JSON.stringify(m).includes('tool_result'))
+              ? { model: req.model, stopReason: 'tool_use', usage: zero, content: [{ type: 'tool_use', id: `w-${started.sessionId}`, name: 'Write', input: {} }] }
+              : { model: req.model, stopReason: 'end_turn', usage: zero, content: [{ type: 'text', text: 'done {"ok":true}' }] };
+          },
+        },
+        tools: {
+          definitions: () => [],
+          async run(call) {
+            await gate;
+            log.push(call.id);
+            return { content: 'ok', isError: false, filesModified: [], hooks: [] };
+          },
+          onStop: async () => undefined,
+        },
+        budget: { maySpend: async ({ model }) => ({ decision: 'allowed', model }), recordUsage: async () => undefined },
+        mail: { takeUnread: async () => ({ messageIds: [] }) },
+        reflection: { retryPrompt: () => 'again', parse: () => ({ ok: true, reflection: { ok: true } }) },
+        handoff: { request: () => 'handoff', parse: () => ({ ok: false, error: 'none' }) },
+      };
+      return { ports, limits: { maxTurns: 5, maxOutputTokens: 100, handoffThreshold: 0.8 } };
+    },
+  };
+}
+
+function supervisor(f: SessionPortsFactory, leaseMs = 2_000) {
+  const s = new SessionSupervisor(store, db.pool, schema, f, { leaseMs, sweepMs: 60_000 });
+  supervisors.push(s);
+  return s;
+}
+
+const start = (sessionId: string): SessionStart => ({
+  sessionId,
+  team: 'red',
+  persona: 'con',
+  kind: 'task',
+  model: 'claude-haiku-4-5',
+  effort: 'quick',
+  runtime: 'built-in',
+  simulated: true,
+  prompt: 'write a file',
+});
+
+describe('session supervisor', () => {
+  it('runs a started session to its end and projects it', async () => {
+    const log: string[] = [];
+    const s = supervisor(factory(log));
+    const sessionId = randomUUID();
+    const ended = s.whenEnded(sessionId);
+    await s.start(start(sessionId));
+    expect(await ended).toMatchObject({ exitReason: 'completed', turns: 2 });
+    await projection.runner.waitUntilCaughtUp();
+    const { rows } = await db.pool.query(`SELECT status, exit_reason, turns, tool_calls FROM orchestrator.agent_sessions WHERE session_id = $1`, [sessionId]);
+    expect(rows).toEqual([{ status: 'ended', exit_reason: 'completed', turns: 2, tool_calls: 1 }]);
+  });
+
+  it('a running session whose instance died is resumed by exactly one of two instances', async () => {
+    const sessionId = randomUUID();
+    // An instance that recorded the start and then died: no lease, the session still running.
+    await (await SessionRecorder.load(store, sessionId)).record({ type: 'start-session', ...start(sessionId), now: new Date().toISOString() });
+    await projection.runner.waitUntilCaughtUp();
+    const log: string[] = [];
+    const [a, b] = [supervisor(factory(log)), supervisor(factory(log))];
+    const endedA = a.whenEnded(sessionId);
+    const endedB = b.whenEnded(sessionId);
+    const launched = await Promise.all([a.resumeOrphans(), b.resumeOrphans()]);
+    expect(launched.flat().filter((id) => id === sessionId)).toHaveLength(1);
+    await Promise.race([endedA, endedB]);
+    expect(log).toEqual([`w-${sessionId}`]);
+  });
+
+  it('shutdown interrupts a session between steps and another instance finishes it without repeating work', async () => {
+    const sessionId = randomUUID();
+    const log: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const first = supervisor(factory(log, gate));
+    await first.start(start(sessionId));
+    await waitFor(async () => (await SessionRecorder.load(store, sessionId)).state.turns === 1, { message: 'first turn recorded' });
+    const stopping = first.beforeApplicationShutdown();
+    release();
+    await stopping;
+    const state = (await SessionRecorder.load(store, sessionId)).state;
+    expect(state.status).toBe('running');
+    await projection.runner.waitUntilCaughtUp();
+    const second = supervisor(factory(log));
+    const ended = second.whenEnded(sessionId);
+    expect(await second.resumeOrphans()).toContain(sessionId);
+    expect(await ended).toMatchObject({ exitReason: 'completed' });
+    expect(log).toEqual([`w-${sessionId}`]);
+  });
+});
