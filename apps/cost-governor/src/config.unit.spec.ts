@@ -17,4 +17,9 @@ describe('cost-governor config', () => {
       'Invalid configuration for cost-governor: HTTP_PORT must be a number between 1 and 65535',
     );
   });
+
+  it('reads the Fast Mode models as a set', () => {
+    expect([...loadConfig(configSchema, { ...env, HS_FAST_MODE_MODELS: 'claude-opus-4-6, x' }, SERVICE).HS_FAST_MODE_MODELS]).toEqual(['claude-opus-4-6', 'x']);
+    expect(loadConfig(configSchema, env, SERVICE).HS_FAST_MODE_MODELS.size).toBe(0);
+  });
 });

@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { recordRateLimit } from '@headspace/contracts';
+import { EventStore } from '@headspace/event-store';
+import type { RequestContext } from '@headspace/messaging';
+import { APP_CONFIG, NATS_CONNECTION, PG_POOL } from '@headspace/platform';
+import type { NatsConnection } from '@nats-io/nats-core';
+import type { Pool } from 'pg';
+import type { z } from 'zod';
+import type { AppConfig } from '../../config';
+import { metadataOf } from '../../shared/event-metadata';
+import { ServedHandler } from '../../shared/served-handler';
+import { inTransaction } from '../../shared/transaction';
+import { weekStartOf } from '../week';
+
+/**
+ * `record-rate-limit`: an agent's SDKRateLimitInfo (utilisation, reset, overage) as
+ * `quota.rate-limit-status`; at ≥ HS_QUOTA_ALERT_PERCENT utilisation a `quota.alert` fires once per
+ * reset window (its stream is keyed by the window, so a second report finds it taken).
+ */
+@Injectable()
+export class RecordRateLimitHandler extends ServedHandler<typeof recordRateLimit> {
+  constructor(
+    private readonly store: EventStore,
+    @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(NATS_CONNECTION) nc: NatsConnection,
+  ) {
+    super(recordRateLimit, nc);
+  }
+
+  async handle(request: z.output<typeof recordRateLimit.request>, ctx: RequestContext) {
+    const commandId = ctx.commandId ?? randomUUID();
+    const now = new Date().toISOString();
+    const metadata = metadataOf(ctx, commandId);
+    return inTransaction(this.pool, async (tx) => {
+      const status = await this.store.append(
+        `ratelimit-${request.project}`,
+        [{ type: 'quota.rate-limit-status', data: { ...request, at: now } }],
+        { expected: 'any', commandId, metadata, client: tx },
+      );
+      let alerted = false;
+      if (!status.replayed && request.info.utilization * 100 >= this.config.HS_QUOTA_ALERT_PERCENT) {
+        const window = request.info.resetsAt ?? weekStartOf(new Date(now));
+        const alertStream = `quotaalert-${request.project}.rate-limit.${request.info.rateLimitType ?? 'default'}.${window}`;
+        if ((await this.store.streamVersion(alertStream, tx)) === null) {
+          await this.store.append(
+            alertStream,
+            [{ type: 'quota.alert', data: { project: request.project, source: 'rate-limit', utilisation: request.info.utilization, weekStart: weekStartOf(new Date(now)), at: now } }],
+            { expected: 'no-stream', commandId, metadata, client: tx },
+          );
+          alerted = true;
+        }
+      }
+      return { alerted, streamVersion: status.nextExpectedVersion.toString() };
+    });
+  }
+}

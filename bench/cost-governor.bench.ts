@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto';
+import { maySpend, recordUsage, setBudget, setSubjectNamespace } from '@headspace/contracts';
+import { request } from '@headspace/messaging';
+import { deleteNamespaceStreams } from '@headspace/testing';
+import { connect } from '@nats-io/transport-node';
+import { benchDatabase, percentile, printTable, type BenchRow } from './bench-kit';
+import { launchService, natsUrl, type ServiceProcess } from './service-process';
+
+const CALLERS = Number(process.env.BENCH_CG_CALLERS ?? 50);
+
+type Nats = Awaited<ReturnType<typeof connect>>;
+
+/**
+ * The cost-governor's hot path as agents use it: 50 concurrent callers (one agent session each, all
+ * in one team) loop may-spend → record-usage (settling the reservation). Every call reserves and
+ * settles on two budgets — the caller's session and the shared team budget, the worst case for
+ * contention — under row locks at exact stream versions. Beside it, in the same run on the same
+ * NATS, a raw request/reply round trip at the same concurrency (a responder that echoes), so the
+ * overhead is a ratio and not an absolute that depends on the machine.
+ */
+export async function benchCostGovernor(options: { quick: boolean }): Promise<BenchRow[]> {
+  const pairs = options.quick ? 2_000 : 10_000;
+  const db = await benchDatabase('costgov');
+  const namespace = `bench-cg-${randomBytes(3).toString('hex')}`;
+  const nc = await connect({ servers: natsUrl() });
+  const echo = await connect({ servers: natsUrl() });
+  setSubjectNamespace(namespace);
+  let governor: ServiceProcess | undefined;
+  try {
+    // Diagnosis only: shows how much of the latency is WAL flushes on this machine's disk.
+    if (process.env.BENCH_CG_ASYNC_COMMIT === '1') await db.pool.query(`ALTER DATABASE ${db.name} SET synchronous_commit = off`);
+    governor = await launchService('cost-governor', { DATABASE_URL: db.url, HS_NAMESPACE: namespace });
+    const team = 'bench-team';
+    await request(nc, setBudget, { scope: { kind: 'team', team }, limitUsd: '1000000', setBy: 'bench' });
+    for (let i = 0; i < CALLERS; i++) await request(nc, setBudget, { scope: { kind: 'session', sessionId: `s${i}` }, limitUsd: '100000', setBy: 'bench' });
+
+    const raw = await rawRoundTrips(nc, echo, namespace, pairs * 2);
+    await hotPath(nc, team, Math.min(400, pairs)); // warm-up: JIT, pools, prepared statements
+    const hot = await hotPath(nc, team, pairs);
+
+    const ms = (xs: number[], p: number) => percentile([...xs].sort((a, b) => a - b), p);
+    const rawP99 = ms(raw.latencies, 99);
+    return [
+      { name: `raw NATS request/reply round trips/s (${CALLERS} callers)`, value: raw.perSecond, unit: 'req/s' },
+      { name: 'raw NATS request/reply p50 / p99', value: ms(raw.latencies, 50), unit: 'ms', note: `p99 ${rawP99.toFixed(2)} ms` },
+      {
+        name: `may-spend + record-usage pairs/s (${CALLERS} callers, ${pairs} pairs)`,
+        value: hot.pairsPerSecond,
+        unit: 'pairs/s',
+        note: `${hot.errors} errors; ${(hot.pairsPerSecond * 2).toFixed(0)} requests/s vs raw ${raw.perSecond.toFixed(0)}/s`,
+      },
+      { name: 'may-spend p50', value: ms(hot.maySpend, 50), unit: 'ms', note: `p99 ${ms(hot.maySpend, 99).toFixed(2)} ms (target < 10 ms) = ${(ms(hot.maySpend, 99) / rawP99).toFixed(1)}× raw p99` },
+      { name: 'record-usage p50', value: ms(hot.recordUsage, 50), unit: 'ms', note: `p99 ${ms(hot.recordUsage, 99).toFixed(2)} ms (target < 10 ms) = ${(ms(hot.recordUsage, 99) / rawP99).toFixed(1)}× raw p99` },
+      { name: 'cost-governor RSS after the run', value: governor.rssMb(), unit: 'MB' },
+    ];
+  } finally {
+    setSubjectNamespace('');
+    await governor?.stop();
+    await deleteNamespaceStreams(nc, namespace).catch(() => undefined);
+    await echo.close();
+    await nc.close();
+    await db.drop();
+  }
+}
+
+/** Prints the cost-governor section on its own (run.ts prints the rows of every section together). */
+export async function runCostGovernorBench(options: { quick: boolean }): Promise<void> {
+  printTable(await benchCostGovernor(options));
+}
+
+async function hotPath(nc: Nats, team: string, count: number) {
+  const maySpendMs: number[] = [];
+  const recordUsageMs: number[] = [];
+  let errors = 0;
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CALLERS }, async (_, lane) => {
+      const attribution = { sessionId: `s${lane}`, persona: `agent-${lane}`, team, project: 'bench', surface: 'cli' as const };
+      while (next++ < count) {
+        try {
+          let t = performance.now();
+          const answer = await request(nc, maySpend, { attribution, signals: { filesAffected: 3 }, estimate: { inputTokens: 4_000, maxOutputTokens: 2_000 } }, { timeoutMs: 30_000 });
+          maySpendMs.push(performance.now() - t);
+          t = performance.now();
+          await request(
+            nc,
+            recordUsage,
+            { attribution, model: answer.routing.model, reservationId: answer.reservationId, tokens: { inputTokens: 3_000, outputTokens: 1_200, cacheReadTokens: 20_000 } },
+            { timeoutMs: 30_000 },
+          );
+          recordUsageMs.push(performance.now() - t);
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  return { pairsPerSecond: count / ((performance.now() - started) / 1000), maySpend: maySpendMs, recordUsage: recordUsageMs, errors };
+}
+
+/** Raw core-NATS request/reply through a queue-group responder on its own connection, at the same concurrency. */
+async function rawRoundTrips(nc: Nats, responder: Nats, namespace: string, count: number) {
+  const subject = `${namespace}.bench.echo`;
+  const sub = responder.subscribe(subject, { queue: 'bench', callback: (_error, msg) => void msg.respond(msg.data) });
+  await responder.flush();
+  const body = new TextEncoder().encode(JSON.stringify({ attribution: { sessionId: 's', persona: 'p', team: 't', project: 'p', surface: 'cli' }, estimate: { inputTokens: 4_000, maxOutputTokens: 2_000 } }));
+  const latencies: number[] = [];
+  let next = 0;
+  const run = async (n: number, record: boolean) => {
+    next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: CALLERS }, async () => {
+        while (next++ < n) {
+          const t = performance.now();
+          await nc.request(subject, body, { timeout: 10_000 });
+          if (record) latencies.push(performance.now() - t);
+        }
+      }),
+    );
+    return n / ((performance.now() - started) / 1000);
+  };
+  await run(Math.min(1_000, count), false);
+  const perSecond = await run(count, true);
+  sub.unsubscribe();
+  return { perSecond, latencies };
+}

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { defineCommand, defineEvent, defineQuery } from '../messages';
+
+export const modelTiers = ['haiku', 'sonnet', 'opus'] as const;
+export const modelTierSchema = z.enum(modelTiers);
+export type ModelTier = z.output<typeof modelTierSchema>;
+
+/** USD per million tokens: a non-negative number with at most 6 decimals. */
+const perMTok = z.number().nonnegative().refine((n) => Math.abs(n * 1e6 - Math.round(n * 1e6)) < 1e-6, 'at most 6 decimals');
+
+export const modelPriceSchema = z.object({
+  /** The API model id, e.g. claude-sonnet-4-5-20250929. */
+  id: z.string().min(1).max(100),
+  tier: modelTierSchema,
+  /** Other names it answers to (`sonnet`, `claude-sonnet-4-5`): each name maps to one model. */
+  aliases: z.array(z.string().min(1).max(100)).default([]),
+  /** The first day (UTC) this row applies; a later row for the same id replaces it from its own date. */
+  effectiveFrom: z.iso.date(),
+  inputPerMTok: perMTok,
+  outputPerMTok: perMTok,
+  /** Above `thresholdInputTokens` (input + cache writes + cache reads) every token of the request is billed at these rates. */
+  longContext: z
+    .object({ thresholdInputTokens: z.number().int().positive(), inputPerMTok: perMTok, outputPerMTok: perMTok })
+    .optional(),
+});
+export type ModelPrice = z.output<typeof modelPriceSchema>;
+
+const multiplier = z.number().positive().max(10);
+
+export const priceTableSchema = z
+  .object({
+    /** Increases with every published table. */
+    version: z.number().int().positive(),
+    currency: z.literal('USD').default('USD'),
+    multipliers: z
+      .object({
+        cacheWrite5m: multiplier.default(1.25),
+        cacheWrite1h: multiplier.default(2),
+        cacheRead: multiplier.default(0.1),
+        batch: multiplier.default(0.5),
+      })
+      .prefault({}),
+    models: z.array(modelPriceSchema).min(1),
+  })
+  .superRefine((table, ctx) => {
+    const owner = new Map<string, string>();
+    table.models.forEach((model, index) => {
+      for (const name of [model.id, ...model.aliases]) {
+        const previous = owner.get(name);
+        if (previous !== undefined && previous !== model.id) {
+          ctx.addIssue({ code: 'custom', path: ['models', index, 'aliases'], message: `"${name}" already names ${previous}` });
+        }
+        owner.set(name, model.id);
+      }
+    });
+  });
+export type PriceTable = z.output<typeof priceTableSchema>;
+
+export const priceTablePublished = defineEvent({
+  service: 'cost-governor',
+  category: 'price-table',
+  name: 'published',
+  schema: z.object({
+    version: z.number().int().positive(),
+    table: priceTableSchema,
+    source: z.enum(['file', 'command']),
+    publishedBy: z.string().max(200),
+    publishedAt: z.iso.datetime(),
+  }),
+});
+
+export const priceEvents = [priceTablePublished];
+
+/** `prices.update`: publishes a new price table without a release; its version must be above the current one. */
+export const updatePrices = defineCommand({
+  service: 'cost-governor',
+  name: 'prices.update',
+  request: z.object({ table: priceTableSchema, publishedBy: z.string().min(1).max(200) }),
+  response: z.object({ version: z.number().int(), streamVersion: z.string() }),
+});
+
+export const getPrices = defineQuery({
+  service: 'cost-governor',
+  name: 'prices.get',
+  request: z.object({}).default({}),
+  response: z.object({ table: priceTableSchema }),
+});
