@@ -1,1 +1,5 @@
-export {};
+export * from './client';
+export * from './backend';
+export * from './simulator';
+export { extractJsonObject } from './text';
+export { openLlmBackend, type OpenLlmBackend, type OpenLlmBackendOptions } from './open-backend';

@@ -1,0 +1,175 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { SpanKind, withSpan, type Span } from '@headspace/telemetry';
+import { mapLlmError } from './errors';
+import { thinkingSettings, type EffortLevel } from './effort';
+import { MODEL_TABLE, resolveModel } from './models';
+import { normaliseUsage, type LlmUsage } from './usage';
+
+export interface LlmClientOptions {
+  /** Defaults to the SDK's own lookup (`ANTHROPIC_API_KEY`). Never logged. */
+  apiKey?: string;
+  /** Defaults to `ANTHROPIC_BASE_URL`, then https://api.anthropic.com. */
+  baseURL?: string;
+  /** Per-attempt timeout in milliseconds. */
+  timeoutMs: number;
+  /** Retries of 408/409/429/5xx/529 and connection errors, with the SDK's exponential backoff. */
+  maxRetries: number;
+  defaultHeaders?: Record<string, string>;
+  /** Emit the SDK's own per-call child spans as well (default true). */
+  sdkTraces?: boolean;
+}
+
+/** One model call. `model` may be an alias; everything else is the Messages API's own shape. */
+export interface LlmRequest
+  extends Omit<Anthropic.MessageCreateParamsNonStreaming, 'model' | 'max_tokens' | 'stream' | 'thinking'> {
+  /** `opus` | `sonnet` | `haiku` | `inherit` | a concrete `claude-…` id. */
+  model: string;
+  /** The parent's model, for `inherit`. */
+  parentModel?: string;
+  maxTokens: number;
+  /** Enables extended thinking with the effort's budget (Haiku is always quick). */
+  effort?: EffortLevel;
+  /** Raw thinking config; ignored when `effort` is given. */
+  thinking?: Anthropic.ThinkingConfigParam;
+  signal?: AbortSignal;
+}
+
+export interface LlmResult {
+  message: Anthropic.Message;
+  usage: LlmUsage;
+  /** The concrete model requested. */
+  model: string;
+  /** True when the answer came from the Headspace simulator (message id `msg_sim_…`). */
+  simulated: boolean;
+}
+
+export interface LlmStreamHandlers {
+  /** Every raw stream event, in order (message_start … message_stop). */
+  onEvent?: (event: Anthropic.MessageStreamEvent) => void;
+  onText?: (delta: string) => void;
+}
+
+export interface LlmClient {
+  readonly sdk: Anthropic;
+  readonly baseURL: string;
+  create(request: LlmRequest): Promise<LlmResult>;
+  /** Streams (SSE) and resolves with the final, reassembled message. */
+  stream(request: LlmRequest, handlers?: LlmStreamHandlers): Promise<LlmResult>;
+  countTokens(request: Omit<LlmRequest, 'maxTokens'> & { maxTokens?: number }): Promise<number>;
+}
+
+/** Builds the SDK body: resolves the alias and applies the effort's thinking budget. */
+export function toMessageParams(request: LlmRequest): Anthropic.MessageCreateParamsNonStreaming {
+  const { model: alias, parentModel, maxTokens, effort, thinking, signal: _signal, ...rest } = request;
+  const model = resolveModel(alias, parentModel);
+  const body: Anthropic.MessageCreateParamsNonStreaming = { ...rest, model, max_tokens: maxTokens };
+  if (effort !== undefined) {
+    const cap = Object.values(MODEL_TABLE).find((m) => m.id === model)?.maxOutputTokens;
+    const settings = thinkingSettings({ effort, model, maxTokens, maxOutputTokens: cap });
+    body.thinking = settings.thinking;
+    body.max_tokens = settings.max_tokens;
+  } else if (thinking !== undefined) {
+    body.thinking = thinking;
+  }
+  return body;
+}
+
+function setUsageAttributes(span: Span, message: Anthropic.Message, usage: LlmUsage): void {
+  span.setAttributes({
+    'gen_ai.response.model': message.model,
+    'gen_ai.response.id': message.id,
+    'gen_ai.response.finish_reasons': message.stop_reason ? [message.stop_reason] : [],
+    'gen_ai.usage.input_tokens': usage.inputTokens,
+    'gen_ai.usage.output_tokens': usage.outputTokens,
+    'gen_ai.usage.cache_creation.input_tokens': usage.cacheCreationTokens,
+    'gen_ai.usage.cache_read.input_tokens': usage.cacheReadTokens,
+    'headspace.llm.cache_creation_5m_tokens': usage.cacheCreation5mTokens,
+    'headspace.llm.cache_creation_1h_tokens': usage.cacheCreation1hTokens,
+    'headspace.llm.simulated': message.id.startsWith('msg_sim_'),
+  });
+  if (usage.serviceTier) span.setAttribute('headspace.llm.service_tier', usage.serviceTier);
+}
+
+function result(message: Anthropic.Message, model: string): LlmResult {
+  return { message, usage: normaliseUsage(message.usage), model, simulated: message.id.startsWith('msg_sim_') };
+}
+
+export function createLlmClient(options: LlmClientOptions): LlmClient {
+  const sdk = new Anthropic({
+    ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+    ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
+    timeout: options.timeoutMs,
+    maxRetries: options.maxRetries,
+    ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
+    ...(options.sdkTraces === false ? { openTelemetry: false as const } : {}),
+  });
+
+  const spanFor = <T>(body: Anthropic.MessageCreateParamsNonStreaming, effort: EffortLevel | undefined, stream: boolean, fn: (span: Span) => Promise<T>) =>
+    withSpan(
+      `chat ${body.model}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'gen_ai.system': 'anthropic',
+          'gen_ai.provider.name': 'anthropic',
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.request.model': body.model,
+          'gen_ai.request.max_tokens': body.max_tokens,
+          'headspace.llm.stream': stream,
+          ...(effort ? { 'headspace.llm.effort': effort } : {}),
+          ...(body.thinking?.type === 'enabled' ? { 'headspace.llm.thinking_budget': body.thinking.budget_tokens } : {}),
+        },
+      },
+      fn,
+    );
+
+  return {
+    sdk,
+    baseURL: sdk.baseURL,
+    async create(request) {
+      const body = toMessageParams(request);
+      return spanFor(body, request.effort, false, async (span) => {
+        let message: Anthropic.Message;
+        try {
+          message = await sdk.messages.create(body, { signal: request.signal });
+        } catch (error) {
+          throw mapLlmError(error);
+        }
+        const r = result(message, body.model);
+        setUsageAttributes(span, message, r.usage);
+        return r;
+      });
+    },
+    async stream(request, handlers = {}) {
+      const body = toMessageParams(request);
+      return spanFor(body, request.effort, true, async (span) => {
+        let message: Anthropic.Message;
+        try {
+          const stream = sdk.messages.stream(body, { signal: request.signal });
+          if (handlers.onEvent) stream.on('streamEvent', (event) => handlers.onEvent?.(event));
+          if (handlers.onText) stream.on('text', (delta) => handlers.onText?.(delta));
+          message = await stream.finalMessage();
+        } catch (error) {
+          throw mapLlmError(error);
+        }
+        const r = result(message, body.model);
+        setUsageAttributes(span, message, r.usage);
+        return r;
+      });
+    },
+    async countTokens(request) {
+      const body = toMessageParams({ ...request, maxTokens: request.maxTokens ?? 1 });
+      const params: Anthropic.MessageCountTokensParams = { model: body.model, messages: body.messages };
+      if (body.system !== undefined) params.system = body.system;
+      if (body.tools !== undefined) params.tools = body.tools as Anthropic.MessageCountTokensParams['tools'];
+      if (body.tool_choice !== undefined) params.tool_choice = body.tool_choice;
+      if (body.thinking !== undefined) params.thinking = body.thinking;
+      try {
+        const res = await sdk.messages.countTokens(params, { signal: request.signal });
+        return res.input_tokens;
+      } catch (error) {
+        throw mapLlmError(error);
+      }
+    },
+  };
+}

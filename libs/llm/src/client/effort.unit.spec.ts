@@ -1,0 +1,38 @@
+import { ErrorCodes } from '@headspace/contracts';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_ANSWER_TOKENS, effectiveEffort, thinkingBudgetFor, thinkingSettings } from './effort';
+
+describe('effort levels and thinking budgets', () => {
+  it('maps quick, standard and deep to 2,000, 10,000 and 50,000 budget tokens', () => {
+    expect(thinkingBudgetFor('quick', 'claude-opus-5-5')).toBe(2_000);
+    expect(thinkingBudgetFor('standard', 'claude-opus-5-5')).toBe(10_000);
+    expect(thinkingBudgetFor('deep', 'claude-opus-5-5')).toBe(50_000);
+  });
+
+  it('keeps Haiku at quick whatever effort is asked for', () => {
+    expect(effectiveEffort('deep', 'claude-haiku-5-5')).toBe('quick');
+    expect(thinkingSettings({ effort: 'deep', model: 'claude-haiku-5-5', maxTokens: 8_000 })).toEqual({
+      effort: 'quick',
+      thinking: { type: 'enabled', budget_tokens: 2_000 },
+      max_tokens: 8_000,
+    });
+  });
+
+  it('keeps a max_tokens that already exceeds the budget', () => {
+    const s = thinkingSettings({ effort: 'standard', model: 'claude-sonnet-5-5', maxTokens: 16_000 });
+    expect(s.max_tokens).toBe(16_000);
+    expect(s.thinking.budget_tokens).toBe(10_000);
+  });
+
+  it('raises max_tokens above the budget when it would not exceed it', () => {
+    const s = thinkingSettings({ effort: 'deep', model: 'claude-opus-5-5', maxTokens: 50_000 });
+    expect(s.max_tokens).toBe(50_000 + DEFAULT_ANSWER_TOKENS);
+    expect(s.max_tokens).toBeGreaterThan(s.thinking.budget_tokens);
+  });
+
+  it('fails with LLM.THINKING_BUDGET_INVALID when the output cap cannot hold the budget', () => {
+    expect(() =>
+      thinkingSettings({ effort: 'deep', model: 'claude-opus-5-5', maxTokens: 1_000, maxOutputTokens: 32_000 }),
+    ).toThrow(expect.objectContaining({ code: ErrorCodes.llmThinkingBudgetInvalid, field: 'max_tokens' }));
+  });
+});

@@ -1,0 +1,6 @@
+export * from './models';
+export * from './effort';
+export * from './cache-layers';
+export * from './usage';
+export * from './errors';
+export * from './client';

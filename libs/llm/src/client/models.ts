@@ -1,0 +1,67 @@
+import { ErrorCodes, HeadspaceError } from '@headspace/contracts';
+
+/** Short names used in persona manifests and agent definitions. */
+export const modelAliases = ['opus', 'sonnet', 'haiku', 'inherit'] as const;
+export type ModelAlias = (typeof modelAliases)[number];
+export type ModelFamily = 'opus' | 'sonnet' | 'haiku';
+
+export interface ModelInfo {
+  id: string;
+  family: ModelFamily;
+  contextWindow: number;
+  maxOutputTokens: number;
+}
+
+/**
+ * The one table mapping aliases to concrete model ids (the newest of each family that the
+ * installed `@anthropic-ai/sdk` knows). Change a model here and nowhere else.
+ */
+export const MODEL_TABLE: Readonly<Record<Exclude<ModelAlias, 'inherit'>, ModelInfo>> = {
+  opus: { id: 'claude-opus-5-5', family: 'opus', contextWindow: 200_000, maxOutputTokens: 128_000 },
+  sonnet: { id: 'claude-sonnet-5-5', family: 'sonnet', contextWindow: 200_000, maxOutputTokens: 64_000 },
+  haiku: { id: 'claude-haiku-5-5', family: 'haiku', contextWindow: 200_000, maxOutputTokens: 64_000 },
+};
+
+export const DEFAULT_CONTEXT_WINDOW = 200_000;
+
+export function isModelAlias(value: string): value is ModelAlias {
+  return (modelAliases as readonly string[]).includes(value);
+}
+
+/**
+ * Resolves an alias (`opus`, `sonnet`, `haiku`, `inherit`) or a concrete id (`claude-…`) to a
+ * concrete model id. `inherit` takes the parent's model (itself resolved, so a parent may also be
+ * an alias). Anything else is `LLM.UNKNOWN_MODEL_ALIAS`.
+ */
+export function resolveModel(nameOrAlias: string, parentModel?: string): string {
+  const name = nameOrAlias.trim();
+  if (name === 'inherit') {
+    if (!parentModel || parentModel.trim() === 'inherit') {
+      throw new HeadspaceError(ErrorCodes.llmInheritWithoutParent, `model "inherit" needs a parent model`, {
+        field: 'model',
+      });
+    }
+    return resolveModel(parentModel);
+  }
+  if (name in MODEL_TABLE) return MODEL_TABLE[name as keyof typeof MODEL_TABLE].id;
+  if (/^claude-[a-z0-9.-]+$/.test(name)) return name;
+  throw new HeadspaceError(
+    ErrorCodes.llmUnknownModelAlias,
+    `unknown model "${name}": use one of ${modelAliases.join(', ')} or a concrete claude-… id`,
+    { field: 'model', details: { model: name } },
+  );
+}
+
+/** The family of a concrete id or alias, or undefined when it cannot be told. */
+export function modelFamily(model: string): ModelFamily | undefined {
+  const m = model.toLowerCase();
+  if (m.includes('haiku')) return 'haiku';
+  if (m.includes('sonnet')) return 'sonnet';
+  if (m.includes('opus')) return 'opus';
+  return undefined;
+}
+
+export function contextWindowFor(model: string): number {
+  const known = Object.values(MODEL_TABLE).find((info) => info.id === model);
+  return known?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
+}

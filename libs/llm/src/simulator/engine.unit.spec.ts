@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import { buildMessage, pickReply, readContext, selectScenario } from './engine';
+import { messagesRequestSchema, type MessagesRequest } from './request';
+import { parseScenario, type Scenario } from './scenario';
+
+const sc = (raw: Record<string, unknown>): Scenario => parseScenario(raw, 'test.yaml');
+const scenarios = [
+  sc({ id: 'default', persona: '*', situation: '*', steps: [{ text: 'default' }] }),
+  sc({ id: 'con-any', persona: 'con', situation: '*', steps: [{ text: 'con any' }] }),
+  sc({ id: 'con-impl', persona: 'con', situation: 'implement-task', steps: [{ text: 'con impl' }] }),
+  sc({ id: 'any-review', persona: '*', situation: 'review', steps: [{ text: 'any review' }] }),
+];
+
+const req = (raw: Record<string, unknown>): MessagesRequest =>
+  messagesRequestSchema.parse({ model: 'm', max_tokens: 1000, ...raw });
+
+describe('scenario selection', () => {
+  it('reads persona and situation lines from the system prompt, case-insensitively', () => {
+    const ctx = readContext(req({ system: 'intro\npersona: Con\nSituation: implement-task\n', messages: [{ role: 'user', content: 'x' }] }));
+    expect(ctx).toMatchObject({ persona: 'con', situation: 'implement-task', assistantTurns: 0 });
+  });
+
+  it('falls back to the "# Team Member: <Name>" heading of the composed prompt for the persona', () => {
+    const ctx = readContext(
+      req({ system: [{ type: 'text', text: '# Team Member: Verner\nQA lead.' }], messages: [{ role: 'user', content: 'x' }] }),
+    );
+    expect(ctx.persona).toBe('verner');
+    expect(ctx.situation).toBe('default');
+  });
+
+  it('prefers the exact persona and situation, then persona wildcards, then the default scenario', () => {
+    expect(selectScenario(scenarios, 'con', 'implement-task')?.id).toBe('con-impl');
+    expect(selectScenario(scenarios, 'con', 'review')?.id).toBe('con-any');
+    expect(selectScenario(scenarios, 'al', 'review')?.id).toBe('any-review');
+    expect(selectScenario(scenarios, 'al', 'build')?.id).toBe('default');
+    expect(selectScenario(scenarios.slice(1, 3), 'al', 'build')).toBeUndefined();
+  });
+});
+
+describe('step picking and branching', () => {
+  const branching = sc({
+    id: 'b',
+    persona: 'con',
+    situation: 's',
+    interrupts: [{ user_text: 'write your handoff', text: 'handoff!' }],
+    steps: [
+      { text: 'step 0', tool_use: [{ name: 'Bash', input: { command: 'npm test' } }] },
+      {
+        text: 'step 1 default',
+        when: [
+          { tool_result: 'tests? failed|FAIL', text: 'fix it' },
+          { tool_error: true, text: 'tool errored' },
+        ],
+      },
+    ],
+    exhausted: { text: 'all done' },
+  });
+  const conversation = (result: string, isError = false, extraText?: string) =>
+    req({
+      messages: [
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'npm test' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: result }], is_error: isError },
+            ...(extraText ? [{ type: 'text', text: extraText }] : []),
+          ],
+        },
+      ],
+    });
+
+  it('picks the step by the number of assistant turns', () => {
+    expect(pickReply(branching, readContext(req({ messages: [{ role: 'user', content: 'go' }] }))).source).toBe('steps.0');
+  });
+
+  it('takes the first branch whose tool_result regex matches, else the step itself', () => {
+    expect(pickReply(branching, readContext(conversation('2 tests failed'))).reply.text).toBe('fix it');
+    expect(pickReply(branching, readContext(conversation('ok', true))).reply.text).toBe('tool errored');
+    const passed = pickReply(branching, readContext(conversation('all passed')));
+    expect(passed.reply.text).toBe('step 1 default');
+    expect(passed.source).toBe('steps.1');
+  });
+
+  it('lets an interrupt on the last user text win over the step', () => {
+    const picked = pickReply(branching, readContext(conversation('2 tests failed', false, 'Please write your handoff now')));
+    expect(picked).toMatchObject({ source: 'interrupts.0', reply: { text: 'handoff!' } });
+  });
+
+  it('answers with the exhausted reply past the last step', () => {
+    const r = req({
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'assistant', content: 'b' },
+        { role: 'user', content: 'c' },
+        { role: 'assistant', content: 'd' },
+        { role: 'user', content: 'e' },
+      ],
+    });
+    expect(pickReply(branching, readContext(r))).toMatchObject({ source: 'exhausted', reply: { text: 'all done' } });
+  });
+});
+
+describe('building a simulated message', () => {
+  const zeroCache = {
+    input_tokens: 10,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+    cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+  };
+
+  it('labels text, fills templates, gives deterministic ids and applies usage overrides', () => {
+    const r = req({ system: 'Persona: mark', messages: [{ role: 'user', content: 'go' }] });
+    const picked = {
+      source: 'steps.0',
+      reply: {
+        text: 'Hi from {{persona}} on {{model}}',
+        tool_use: [{ name: 'send_message', input: { to: 'con', message: 'turn {{turn}}' } }],
+        usage: { input_tokens: 185_000 },
+      },
+    };
+    const a = buildMessage(r, picked, readContext(r), zeroCache);
+    const b = buildMessage(r, picked, readContext(r), zeroCache);
+    expect(a).toEqual(b);
+    expect(a.content[0]).toEqual({ type: 'text', text: '[simulated] Hi from mark on m', citations: null });
+    expect(a.content[1]).toMatchObject({ type: 'tool_use', name: 'send_message', input: { to: 'con', message: 'turn 0' } });
+    expect(a.stop_reason).toBe('tool_use');
+    expect(a.usage.input_tokens).toBe(185_000);
+    const other = req({ system: 'Persona: mark', messages: [{ role: 'user', content: 'different' }] });
+    expect(buildMessage(other, picked, readContext(other), zeroCache).id).not.toBe(a.id);
+  });
+
+  it('stops at max_tokens, truncating text and dropping the tool call', () => {
+    const r = req({ max_tokens: 5, messages: [{ role: 'user', content: 'go' }] });
+    const picked = { source: 'steps.0', reply: { text: 'x'.repeat(200), tool_use: [{ name: 'Read', input: {} }] } };
+    const m = buildMessage(r, picked, readContext(r), zeroCache);
+    expect(m.stop_reason).toBe('max_tokens');
+    expect(m.content).toHaveLength(1);
+    expect(m.usage.output_tokens).toBeLessThanOrEqual(5);
+  });
+});

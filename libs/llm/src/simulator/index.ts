@@ -1,0 +1,32 @@
+export { startSimulator, defaultScenariosDir, type StartSimulatorOptions } from './main';
+export {
+  listenSimulator,
+  SimulatorHandler,
+  type RunningSimulator,
+  type SimulatorOptions,
+  type ScriptedFault,
+  type ApiErrorType,
+} from './server';
+export {
+  loadScenarios,
+  parseScenario,
+  parseScenarioYaml,
+  scenarioSchema,
+  type Scenario,
+  type ScenarioStep,
+  type ScenarioBranch,
+  type ScenarioReply,
+} from './scenario';
+export {
+  readContext,
+  selectScenario,
+  pickReply,
+  buildMessage,
+  streamEvents,
+  SIMULATED_LABEL,
+  type ConversationContext,
+  type PickedReply,
+  type SimMessage,
+} from './engine';
+export { PromptCache, type CacheUsage } from './prompt-cache';
+export { estimateTokens, canonicalJson } from './request';

@@ -1,0 +1,67 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { listenSimulator, type RunningSimulator } from './server';
+import { loadScenarios } from './scenario';
+
+/** The shipped scenarios: `HEADSPACE_SIMULATOR_SCENARIOS`, else `libs/llm/scenarios` (src or dist). */
+export function defaultScenariosDir(): string {
+  const fromEnv = process.env.HEADSPACE_SIMULATOR_SCENARIOS?.trim();
+  if (fromEnv) return resolve(fromEnv);
+  const candidates = [resolve(__dirname, '../../scenarios'), join(process.cwd(), 'libs/llm/scenarios')];
+  return candidates.find((dir) => existsSync(dir)) ?? candidates[0];
+}
+
+export interface StartSimulatorOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  host?: string;
+  scenariosDir?: string;
+  retryAfterMs?: number;
+  /** Print the banner line (default true). */
+  announce?: boolean;
+  log?: (line: string) => void;
+}
+
+/**
+ * Loads and validates the scenarios (throws SIMULATOR.SCENARIO_INVALID naming the file and field)
+ * and starts the HTTP server.
+ */
+export async function startSimulator(options: StartSimulatorOptions = {}): Promise<RunningSimulator> {
+  const scenariosDir = options.scenariosDir ?? defaultScenariosDir();
+  const scenarios = loadScenarios(scenariosDir);
+  const running = await listenSimulator({
+    scenarios,
+    port: options.port ?? 0,
+    host: options.host,
+    retryAfterMs: options.retryAfterMs,
+  });
+  if (options.announce !== false) {
+    (options.log ?? ((line: string) => process.stdout.write(`${line}\n`)))(
+      `Headspace LLM simulator (simulated responses) listening on ${running.url} ` +
+        `(${scenarios.length} scenarios from ${scenariosDir})`,
+    );
+  }
+  return running;
+}
+
+function argValue(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i !== -1 ? process.argv[i + 1] : undefined;
+}
+
+if (require.main === module) {
+  const port = Number(argValue('port') ?? process.env.HEADSPACE_SIMULATOR_PORT ?? 4010);
+  const host = argValue('host') ?? process.env.HEADSPACE_SIMULATOR_HOST ?? '127.0.0.1';
+  const scenariosDir = argValue('scenarios');
+  startSimulator({ port, host, scenariosDir }).then(
+    (sim) => {
+      const stop = () => void sim.close().then(() => process.exit(0));
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    },
+    (error: unknown) => {
+      process.stderr.write(`${(error as Error).message}\n`);
+      process.exit(1);
+    },
+  );
+}
