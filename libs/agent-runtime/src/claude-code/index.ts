@@ -1,1 +1,4 @@
-export {};
+export * from './spawn-args';
+export * from './result';
+export * from './run';
+export * from './git-changes';

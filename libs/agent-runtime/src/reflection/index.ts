@@ -1,1 +1,6 @@
-export {};
+export * from './prompt';
+export * from './parse-reflection';
+export * from './learnings-file';
+export * from './learnings-store';
+export * from './skill-file';
+export * from './team-memory';

@@ -1,0 +1,251 @@
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { reflectionJsonSchema } from '@headspace/contracts';
+import { buildClaudeArgs, type ClaudeSpawnSpec } from './spawn-args';
+import { runClaudeCode } from './run';
+import { claudeJsonResultSchema, toAgentResult } from './result';
+
+/**
+ * A fake `claude`: records argv, cwd, env and stdin, then behaves per FAKE_MODE. Its shebang is
+ * this Node binary, so it runs wherever the tests run.
+ */
+const FAKE = `#!${process.execPath}
+const fs = require('node:fs');
+const { spawn } = require('node:child_process');
+const mode = process.env.FAKE_MODE;
+const record = (extra) => fs.writeFileSync(process.env.FAKE_RECORD, JSON.stringify({ argv: process.argv.slice(2), cwd: process.cwd(), sessionId: process.env.HEADSPACE_SESSION_ID, secret: process.env.HS_TEST_ORCHESTRATOR_SECRET, ...extra }));
+let stdin = '';
+process.stdin.on('data', (d) => { stdin += d; });
+process.stdin.on('end', () => {
+  if (mode === 'hang') {
+    const grandchild = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    process.on('SIGTERM', () => {}); // ignore the polite signal: only SIGKILL ends it
+    record({ stdin, grandchild: grandchild.pid });
+    setInterval(() => {}, 1000);
+    return;
+  }
+  record({ stdin });
+  if (mode === 'fail') {
+    process.stderr.write('Error: Invalid API key · Please run /login\\n');
+    process.exit(1);
+  }
+  if (mode === 'write') {
+    fs.mkdirSync('src', { recursive: true });
+    fs.writeFileSync('src/new-file.ts', 'export const x = 1;\\n');
+    fs.appendFileSync('README.md', 'more\\n');
+  }
+  if (mode === 'garbage') {
+    process.stdout.write('this is not json');
+    process.exit(0);
+  }
+  const reflection = {
+    task_result: { status: 'completed', summary: 'Implemented the claim lease.', files_changed: ['src/claim.ts', 'src/claim.spec.ts'] },
+    reflection: { what_worked: 'tests first', what_didnt: 'nothing', confidence: 'high' },
+    suggested_learnings: [],
+    follow_up: { needs_human: false },
+  };
+  const result = {
+    type: 'result',
+    subtype: mode === 'max_turns' ? 'error_max_turns' : 'success',
+    is_error: mode === 'max_turns',
+    duration_ms: 1234,
+    num_turns: 7,
+    result: mode === 'text_only' ? 'Done.\\n' + JSON.stringify(reflection) : 'Done.',
+    session_id: '3f1c9a7e-0000-4000-8000-000000000001',
+    total_cost_usd: 0.1234,
+    usage: { input_tokens: 1200, output_tokens: 340, cache_read_input_tokens: 5000, cache_creation_input_tokens: 800 },
+    ...(mode === 'text_only' ? {} : { structured_output: reflection }),
+  };
+  process.stdout.write(JSON.stringify(result) + '\\n');
+});
+`;
+
+const spec: ClaudeSpawnSpec = {
+  name: 'backend',
+  role: 'Server logic, data models, business rules',
+  owns: ['src/domain/**', 'src/infra/**', 'tests/**'],
+  learnings: '# Learnings: backend\n\n## Gotchas\n- TrustService requires bootstrap before first call (added: 2026-02-13)\n',
+  model: 'sonnet',
+  tools: ['Read', 'Write', 'Edit', 'Grep', 'Glob', 'Bash(git:*)', 'Bash(uv run pytest:*)'],
+  permissionMode: 'dontAsk',
+  budgetUsd: 0.5,
+  task: 'Implement bead hs-42: claim leases. Context: see docs/claims.md',
+};
+
+const EXPECTED_APPEND = `# Team Member: backend
+Role: Server logic, data models, business rules
+Owns: src/domain/**, src/infra/**, tests/**
+
+## Your Accumulated Learnings
+# Learnings: backend
+
+## Gotchas
+- TrustService requires bootstrap before first call (added: 2026-02-13)
+
+## Reflection Protocol
+After completing your task, return structured JSON matching the reflection schema.
+Include honest self-assessment in the reflection section.
+Suggest learnings that should be persisted for future spawns.`;
+
+const EXPECTED_ARGV = [
+  '-p',
+  '--append-system-prompt',
+  EXPECTED_APPEND,
+  '--model',
+  'sonnet',
+  '--allowedTools',
+  'Read,Write,Edit,Grep,Glob,Bash(git:*),Bash(uv run pytest:*)',
+  '--permission-mode',
+  'dontAsk',
+  '--max-budget-usd',
+  '0.50',
+  '--output-format',
+  'json',
+  '--json-schema',
+  JSON.stringify(reflectionJsonSchema),
+  '--no-session-persistence',
+  'Implement bead hs-42: claim leases. Context: see docs/claims.md',
+];
+
+let dir: string;
+let fake: string;
+let recordPath: string;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'hs-claude-'));
+  fake = join(dir, 'claude');
+  recordPath = join(dir, 'record.json');
+  await writeFile(fake, FAKE);
+  await chmod(fake, 0o755);
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const run = (mode: string, extra: Partial<Parameters<typeof runClaudeCode>[0]> = {}) =>
+  runClaudeCode({ spec, cwd: dir, binary: fake, env: { FAKE_MODE: mode, FAKE_RECORD: recordPath, HEADSPACE_SESSION_ID: 's-1' }, ...extra });
+
+describe('claude -p spawn protocol', () => {
+  it('builds the argv of the seed command template', () => {
+    expect(buildClaudeArgs(spec)).toEqual(EXPECTED_ARGV);
+    expect(JSON.parse(EXPECTED_ARGV[14]).required).toEqual(['task_result', 'reflection', 'suggested_learnings', 'follow_up']);
+  });
+
+  it('applies the manifest defaults (sonnet, dontAsk, 0.50)', () => {
+    const args = buildClaudeArgs({ ...spec, model: undefined, permissionMode: undefined, budgetUsd: undefined });
+    expect([args[4], args[8], args[10]]).toEqual(['sonnet', 'dontAsk', '0.50']);
+  });
+
+  it('spawns the binary with exactly that argv, in the cwd, with env and closed stdin, and maps the JSON result', async () => {
+    const out = await run('ok');
+    const rec = JSON.parse(await readFile(recordPath, 'utf8'));
+    expect(rec.argv).toEqual(EXPECTED_ARGV);
+    expect(rec.cwd).toBe(dir);
+    expect(rec.sessionId).toBe('s-1');
+    expect(rec.stdin).toBe('');
+    expect(out.exitCode).toBe(0);
+    expect(out.result).toEqual({
+      summary: 'Implemented the claim lease.',
+      turnsUsed: 7,
+      tokensConsumed: { input: 1200, output: 340, cacheRead: 5000, cacheWrite: 800 },
+      toolsUsed: [],
+      filesModified: ['src/claim.ts', 'src/claim.spec.ts'],
+      exitReason: 'completed',
+      costUsd: 0.1234,
+      sessionId: '3f1c9a7e-0000-4000-8000-000000000001',
+      reflection: expect.objectContaining({ task_result: expect.objectContaining({ status: 'completed' }) }),
+    });
+  });
+
+  it('keeps the orchestrator environment out of the child when inheritEnv is false', async () => {
+    process.env.HS_TEST_ORCHESTRATOR_SECRET = 'db-password';
+    try {
+      await run('ok');
+      expect(JSON.parse(await readFile(recordPath, 'utf8')).secret).toBe('db-password');
+      await run('ok', { inheritEnv: false });
+      const rec = JSON.parse(await readFile(recordPath, 'utf8'));
+      expect(rec.secret).toBeUndefined();
+      expect(rec.sessionId).toBe('s-1');
+    } finally {
+      delete process.env.HS_TEST_ORCHESTRATOR_SECRET;
+    }
+  });
+
+  it('reads the reflection from the result text when there is no structured output', async () => {
+    const out = await run('text_only');
+    expect(out.result.exitReason).toBe('completed');
+    expect(out.result.filesModified).toEqual(['src/claim.ts', 'src/claim.spec.ts']);
+  });
+
+  it('maps error_max_turns to max_turns', async () => {
+    const out = await run('max_turns');
+    expect(out.result.exitReason).toBe('max_turns');
+    expect(out.result.turnsUsed).toBe(7);
+  });
+
+  it('maps a non-zero exit without JSON to an error carrying stderr', async () => {
+    const out = await run('fail');
+    expect(out.exitCode).toBe(1);
+    expect(out.result.exitReason).toBe('error');
+    expect(out.result.error?.code).toBe('CLAUDE_CODE.FAILED');
+    expect(out.result.error?.message).toContain('Invalid API key');
+  });
+
+  it('maps unreadable output to OUTPUT_INVALID', async () => {
+    const out = await run('garbage');
+    expect(out.result).toMatchObject({ exitReason: 'error', error: { code: 'CLAUDE_CODE.OUTPUT_INVALID' } });
+  });
+
+  it('adds the files a run changed in a git checkout to filesModified', async () => {
+    const repo = join(dir, 'repo');
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'pipe' });
+    await mkdir(repo);
+    git('init', '-q');
+    await writeFile(join(repo, 'README.md'), 'hello\n');
+    await writeFile(join(repo, 'untouched-dirty.txt'), 'dirty before the run\n');
+    git('add', 'README.md');
+    git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qm', 'init');
+    const out = await run('write', { cwd: repo });
+    expect([...out.result.filesModified].sort()).toEqual(['README.md', 'src/claim.spec.ts', 'src/claim.ts', 'src/new-file.ts']);
+  });
+
+  it('maps a missing binary to SPAWN_FAILED', async () => {
+    const out = await runClaudeCode({ spec, cwd: dir, binary: join(dir, 'no-such-claude') });
+    expect(out.result).toMatchObject({ exitReason: 'error', error: { code: 'CLAUDE_CODE.SPAWN_FAILED' } });
+  });
+
+  it('kills a hanging CLI and its children on timeout (SIGTERM, then SIGKILL)', async () => {
+    const out = await run('hang', { timeoutMs: 500, killGraceMs: 200 });
+    expect(out.result).toMatchObject({ exitReason: 'error', error: { code: 'CLAUDE_CODE.TIMEOUT' } });
+    expect(out.signal).toBe('SIGKILL');
+    const { grandchild } = JSON.parse(await readFile(recordPath, 'utf8'));
+    const alive = (pid: number) => {
+      const status = `/proc/${pid}/status`;
+      if (!existsSync(status)) return false;
+      return !/^State:\s+Z/m.test(readFileSync(status, 'utf8'));
+    };
+    await expect.poll(() => alive(grandchild), { timeout: 10_000, interval: 50 }).toBe(false);
+  });
+
+  it('maps an abort to cancelled', async () => {
+    const controller = new AbortController();
+    const pending = run('hang', { killGraceMs: 100, signal: controller.signal });
+    await expect.poll(() => existsSync(recordPath), { timeout: 10_000, interval: 20 }).toBe(true);
+    controller.abort();
+    const out = await pending;
+    expect(out.result.exitReason).toBe('cancelled');
+  });
+});
+
+describe('mapping the CLI result subtype', () => {
+  const base = { type: 'result' as const, is_error: true, num_turns: 2, result: 'stopped' };
+  it('maps the budget stop to budget_stopped and an unknown subtype to error', () => {
+    expect(toAgentResult(claudeJsonResultSchema.parse({ ...base, subtype: 'error_max_budget_usd' })).exitReason).toBe('budget_stopped');
+    const odd = toAgentResult(claudeJsonResultSchema.parse({ ...base, subtype: 'error_something_new' }));
+    expect(odd).toMatchObject({ exitReason: 'error', error: { code: 'CLAUDE_CODE.FAILED' }, summary: 'stopped', turnsUsed: 2 });
+  });
+});
