@@ -1,17 +1,33 @@
+import { join } from 'node:path';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { PlatformModule } from '@headspace/platform';
-import { APP_FILTER } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { AuthGuard } from './auth/auth.guard';
 import { SERVICE, type AppConfig } from './config';
+import { HttpSetup } from './http/http-setup.service';
 import { ProblemDetailsFilter } from './http/problem-details.filter';
-import { TeamsModule } from './teams/teams.module';
+import { OpenApiController } from './openapi/openapi.controller';
+import { RoutesModule } from './routes/routes.module';
+import { StreamModule } from './stream/stream.module';
+import { TokensModule } from './tokens/tokens.module';
 
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [PlatformModule.forRoot({ service: SERVICE, config }), TeamsModule],
-      providers: [{ provide: APP_FILTER, useClass: ProblemDetailsFilter }],
+      imports: [
+        PlatformModule.forRoot({ service: SERVICE, config, migrationsDirs: [join(__dirname, 'migrations')] }),
+        TokensModule,
+        RoutesModule,
+        StreamModule,
+      ],
+      controllers: [OpenApiController],
+      providers: [
+        { provide: APP_FILTER, useClass: ProblemDetailsFilter },
+        { provide: APP_GUARD, useClass: AuthGuard },
+        HttpSetup,
+      ],
     };
   }
 }

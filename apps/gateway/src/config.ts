@@ -1,11 +1,35 @@
 import type { ServiceName } from '@headspace/contracts';
 import { baseConfigSchema, portSchema } from '@headspace/platform';
-import type { z } from 'zod';
+import { z } from 'zod';
 
 export const SERVICE: ServiceName = 'gateway';
 
+function positiveInt(defaultValue: number) {
+  const message = 'must be a positive integer';
+  return z.coerce.number({ error: message }).int({ error: message }).positive({ error: message }).default(defaultValue);
+}
+
+/** `*`, or comma-separated origins (`https://a.example,https://b.example`); empty = CORS off. */
+const corsOrigins = z
+  .string()
+  .default('')
+  .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+  .refine((list) => list.every((o) => o === '*' || /^https?:\/\/[^\s/]+$/.test(o)), {
+    error: 'must be * or comma-separated http(s)://host[:port] origins',
+  });
+
 export const configSchema = baseConfigSchema.extend({
   HTTP_PORT: portSchema(3000),
+  /** An admin token to store (hashed) on start; without it the first start prints a generated one. */
+  HS_ADMIN_TOKEN: z.string().min(32, { error: 'must be at least 32 characters' }).max(512).optional(),
+  HS_CORS_ORIGINS: corsOrigins,
+  /** Largest accepted request body (default 1 MiB). */
+  HS_BODY_LIMIT_BYTES: positiveInt(1_048_576),
+  /** Requests per token (or per address before authentication) in each window. */
+  HS_RATE_LIMIT_MAX: positiveInt(1_200),
+  HS_RATE_LIMIT_WINDOW_MS: positiveInt(60_000),
+  /** How long a NATS command or query may take before the gateway answers 503. */
+  HS_REQUEST_TIMEOUT_MS: positiveInt(5_000),
 });
 
 export type AppConfig = z.output<typeof configSchema>;

@@ -14,9 +14,14 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const reply = http.getResponse<FastifyReply>();
     const request = http.getRequest<FastifyRequest>();
-    const problem = toProblem(exception, request.url);
-    if (problem.status >= 500) this.logger.error({ err: exception, code: problem.code }, problem.detail);
+    // The path only: a query string may carry an access token.
+    const problem = toProblem(exception, request.url.split('?', 1)[0]);
+    // 503 = a service behind NATS is down or slow: expected and retried by clients, no stack needed.
+    if (problem.status === 503) this.logger.warn({ code: problem.code }, problem.detail);
+    else if (problem.status >= 500) this.logger.error({ err: exception, code: problem.code }, problem.detail);
     if (problem.status === 503) void reply.header('Retry-After', '2');
+    if (problem.status === 401) void reply.header('WWW-Authenticate', 'Bearer realm="headspace"');
+    if (problem.status === 429 && !reply.hasHeader('Retry-After')) void reply.header('Retry-After', '1');
     void reply.status(problem.status).header('Content-Type', 'application/problem+json').send(problem);
   }
 }
@@ -36,7 +41,7 @@ export function toProblem(exception: unknown, instance: string): Problem {
   if (exception instanceof HeadspaceError) {
     const status = httpStatusForCode(exception.code);
     return {
-      type: `https://headspace.dev/problems/${exception.code.toLowerCase().replace(/[._]/g, '-')}`,
+      type: problemType(exception.code),
       title: titleOf(exception.code),
       status,
       detail: status >= 500 && exception.code === ErrorCodes.internal ? 'An unexpected error occurred' : exception.message,
@@ -48,15 +53,36 @@ export function toProblem(exception: unknown, instance: string): Problem {
   }
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
-    const code = status === 404 ? 'HTTP.NOT_FOUND' : status === 413 ? 'HTTP.PAYLOAD_TOO_LARGE' : status === 415 ? 'HTTP.UNSUPPORTED_MEDIA_TYPE' : `HTTP.${status}`;
-    return { type: 'about:blank', title: exception.message, status, detail: exception.message, instance, code };
+    const code = httpExceptionCode(status, exception.cause);
+    return { type: problemType(code), title: titleOf(code), status, detail: exception.message, instance, code };
   }
   const status = (exception as { statusCode?: number }).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     // Fastify's own errors (bad JSON, body too large, wrong content type) are the client's fault.
-    return { type: 'about:blank', title: 'Bad request', status, detail: (exception as Error).message, instance, code: `HTTP.${status}` };
+    const code = httpExceptionCode(status, exception);
+    return { type: problemType(code), title: titleOf(code), status, detail: (exception as Error).message, instance, code };
   }
   return { type: 'about:blank', title: 'Internal error', status: 500, detail: 'An unexpected error occurred', instance, code: ErrorCodes.internal };
+}
+
+const problemType = (code: string) => `https://headspace.dev/problems/${code.toLowerCase().replace(/[._]/g, '-')}`;
+
+/** Nest wraps Fastify's own client errors (bad JSON, body too large, media type) in HttpExceptions. */
+function httpExceptionCode(status: number, cause: unknown): string {
+  const fastifyCode = (cause as { code?: unknown } | undefined)?.code;
+  if (status === 400) {
+    return fastifyCode === 'FST_ERR_CTP_INVALID_JSON_BODY' || cause instanceof SyntaxError ? ErrorCodes.gatewayBadJson : ErrorCodes.gatewayBadRequest;
+  }
+  const byStatus: Record<number, string> = {
+    401: ErrorCodes.authUnauthenticated,
+    403: ErrorCodes.authForbidden,
+    404: ErrorCodes.gatewayRouteNotFound,
+    413: ErrorCodes.gatewayPayloadTooLarge,
+    414: ErrorCodes.gatewayUriTooLong,
+    415: ErrorCodes.gatewayUnsupportedMediaType,
+    429: ErrorCodes.gatewayRateLimited,
+  };
+  return byStatus[status] ?? `HTTP.${status}`;
 }
 
 function titleOf(code: string): string {

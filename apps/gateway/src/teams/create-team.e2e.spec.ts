@@ -26,8 +26,10 @@ describe('create a team through the gateway and see it in the orchestrator', () 
   let db: TestDatabase;
   const apps: NestFastifyApplication[] = [];
   let gateway: NestFastifyApplication;
-  const env = () => ({ DATABASE_URL: db.url, NATS_URL: process.env.NATS_URL, LOG_LEVEL: 'warn', HS_NAMESPACE: namespace });
+  const adminToken = `hst_e2e_${randomBytes(24).toString('base64url')}`;
+  const env = () => ({ DATABASE_URL: db.url, NATS_URL: process.env.NATS_URL, LOG_LEVEL: 'warn', HS_NAMESPACE: namespace, HS_ADMIN_TOKEN: adminToken });
   const namespace = `e2e-${randomBytes(4).toString('hex')}`;
+  const auth = { authorization: `Bearer ${adminToken}` };
 
   beforeAll(async () => {
     startTelemetry({ serviceName: 'headspace-e2e' });
@@ -52,7 +54,7 @@ describe('create a team through the gateway and see it in the orchestrator', () 
 
   const http = () => gateway.getHttpAdapter().getInstance();
   const post = (body: unknown, key?: string) =>
-    http().inject({ method: 'POST', url: '/api/v1/teams', payload: body as object, headers: key ? { 'idempotency-key': key } : {} });
+    http().inject({ method: 'POST', url: '/api/v1/teams', payload: body as object, headers: key ? { ...auth, 'idempotency-key': key } : auth });
   const teamEvents = async (name: string) =>
     Number((await db.pool.query(`SELECT count(*) FROM team_manager.events WHERE stream_id = $1`, [`team-${name}`])).rows[0].count);
 
@@ -63,8 +65,8 @@ describe('create a team through the gateway and see it in the orchestrator', () 
     expect(created).toMatchObject({ name: 'alpha', streamVersion: '1' });
 
     const known = await waitFor(async () => {
-      const list = (await http().inject({ method: 'GET', url: '/api/v1/teams/known' })).json();
-      return list.teams.find((t: { name: string }) => t.name === 'alpha');
+      const list = (await http().inject({ method: 'GET', url: '/api/v1/teams/known', headers: auth })).json();
+      return list.items.find((t: { name: string }) => t.name === 'alpha');
     }, { message: 'alpha reached the orchestrator' });
     expect(known).toMatchObject({ teamId: created.teamId, leadAgentType: 'architect' });
 

@@ -1,5 +1,25 @@
 /** Error codes of the gateway area. Stable: add, never rename. Merged into ErrorCodes. */
-export const GatewayErrorCodes = {} as const;
+export const GatewayErrorCodes = {
+  authUnauthenticated: 'AUTH.UNAUTHENTICATED',
+  authForbidden: 'AUTH.FORBIDDEN',
+  gatewayRouteNotFound: 'GATEWAY.ROUTE_NOT_FOUND',
+  gatewayBadJson: 'GATEWAY.BAD_JSON',
+  gatewayPayloadTooLarge: 'GATEWAY.PAYLOAD_TOO_LARGE',
+  gatewayUnsupportedMediaType: 'GATEWAY.UNSUPPORTED_MEDIA_TYPE',
+  gatewayRateLimited: 'GATEWAY.RATE_LIMITED',
+  gatewayBadRequest: 'GATEWAY.BAD_REQUEST',
+  gatewayUriTooLong: 'GATEWAY.URI_TOO_LONG',
+  gatewayCursorInvalid: 'GATEWAY.CURSOR_INVALID',
+  gatewayIdempotencyKeyInvalid: 'GATEWAY.IDEMPOTENCY_KEY_INVALID',
+  apiTokenNotFound: 'TOKEN.NOT_FOUND',
+} as const;
 
 /** HTTP status for codes of this area that the suffix rules of http-status.ts would map wrongly. */
-export const GatewayHttpStatus: Record<string, number> = {};
+export const GatewayHttpStatus: Record<string, number> = {
+  [GatewayErrorCodes.gatewayBadJson]: 400,
+  [GatewayErrorCodes.gatewayBadRequest]: 400,
+  [GatewayErrorCodes.gatewayPayloadTooLarge]: 413,
+  [GatewayErrorCodes.gatewayUriTooLong]: 414,
+  [GatewayErrorCodes.gatewayUnsupportedMediaType]: 415,
+  [GatewayErrorCodes.gatewayRateLimited]: 429,
+};

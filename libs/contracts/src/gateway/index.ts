@@ -1,1 +1,3 @@
-export {};
+export * from './token.contracts';
+export * from './pagination.contracts';
+export * from './problem.contracts';

@@ -1,0 +1,27 @@
+import { gatewayRoles, type GatewayRole, type Principal } from './principal';
+
+/** True when the principal may see things of `project`. */
+export function canSeeProject(principal: Principal, project: string | undefined): boolean {
+  if (principal.projects === '*') return true;
+  return project !== undefined && principal.projects.includes(project);
+}
+
+const rank = (role: GatewayRole) => gatewayRoles.indexOf(role);
+
+export const roleAtLeast = (principal: Principal, required: GatewayRole) => rank(principal.role) >= rank(required);
+
+/** Paths anyone may call: probes, metrics and the API description. */
+const PUBLIC_PATH = /^\/(?:health\/(?:live|ready)|metrics|api\/openapi\.json|api\/docs)$/;
+
+export const pathOf = (url: string) => url.split('?', 1)[0];
+
+export const isPublicPath = (url: string) => PUBLIC_PATH.test(pathOf(url));
+
+/** Judged by the route Fastify matched when there is one, not by the raw URL a client wrote. */
+export const isPublicRequest = (req: { url: string; routeOptions?: { url?: string } }) => isPublicPath(req.routeOptions?.url ?? req.url);
+
+/** The one route that also takes `?access_token=` (browsers' EventSource cannot set headers). */
+export const acceptsQueryToken = (method: string, url: string) => method === 'GET' && pathOf(url) === '/api/v1/stream';
+
+/** Routes outside the route table (e.g. the event stream): reading needs a viewer, anything else an operator. */
+export const defaultRoleFor = (method: string): GatewayRole => (method === 'GET' || method === 'HEAD' ? 'viewer' : 'operator');

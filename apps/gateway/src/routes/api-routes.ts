@@ -1,0 +1,25 @@
+import type { ApiRoute } from './api-route';
+import { approvalRoutes } from './approval.routes';
+import { costRoutes } from './cost.routes';
+import { fileLockRoutes } from './file-lock.routes';
+import { mailboxRoutes } from './mailbox.routes';
+import { manifestRoutes } from './manifest.routes';
+import { memberRoutes } from './member.routes';
+import { personaRoutes } from './persona.routes';
+import { taskRoutes } from './task.routes';
+import { teamRoutes } from './team.routes';
+import { tokenRoutes } from './token.routes';
+
+/** Every REST operation of the gateway. Routing, auth, OpenAPI and the fuzz test all read this. */
+export const apiRoutes: ApiRoute[] = [
+  ...teamRoutes,
+  ...memberRoutes,
+  ...personaRoutes,
+  ...manifestRoutes,
+  ...taskRoutes,
+  ...mailboxRoutes,
+  ...fileLockRoutes,
+  ...approvalRoutes,
+  ...costRoutes,
+  ...tokenRoutes,
+];

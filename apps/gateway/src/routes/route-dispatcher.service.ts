@@ -1,0 +1,75 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ErrorCodes, HeadspaceError, parseOrThrow, type RequestDefinition } from '@headspace/contracts';
+import { request } from '@headspace/messaging';
+import { APP_CONFIG, NATS_CONNECTION } from '@headspace/platform';
+import type { NatsConnection } from '@nats-io/nats-core';
+import type { FastifyRequest } from 'fastify';
+import { canSeeTeam, type AuthenticatedRequest, type Principal } from '../auth/principal';
+import type { AppConfig } from '../config';
+import { TokenService } from '../tokens/token.service';
+import type { ApiRoute, CallContext, ListSpec } from './api-route';
+import { decodeCursor, paginate } from './pagination';
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
+const PAGING_FIELDS = new Set(['limit', 'cursor']);
+
+/** Runs one registry route: parse → scope → NATS (or local) call → page. */
+@Injectable()
+export class RouteDispatcher {
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly tokens: TokenService,
+  ) {}
+
+  async dispatch(route: ApiRoute, req: FastifyRequest): Promise<unknown> {
+    const principal = (req as AuthenticatedRequest).principal as Principal;
+    const commandId = idempotencyKey(req);
+    const params = (req.params ?? {}) as Record<string, string>;
+    const rawQuery = (req.query ?? {}) as Record<string, unknown>;
+    const parsedQuery = route.query ? parseOrThrow(route.query, rawQuery, 'query string') : {};
+    const query = Object.fromEntries(Object.entries(parsedQuery).filter(([k, v]) => !PAGING_FIELDS.has(k) && v !== undefined));
+    const input = parseOrThrow(route.request, route.build({ params, query, rawQuery, body: req.body }), 'request');
+    const paging = parsedQuery as { limit: number; cursor?: string };
+    // A bad cursor is refused before the query is sent.
+    if (route.list && paging.cursor !== undefined) decodeCursor(paging.cursor);
+
+    if (typeof route.team === 'function') {
+      const team = route.team(input as never);
+      if (!canSeeTeam(principal, team)) throw forbidden(`This token may not act on team "${team}"`);
+    }
+    const ctx: CallContext = {
+      params,
+      principal,
+      tokens: this.tokens,
+      send: <D extends RequestDefinition>(definition: D, body: unknown) =>
+        request(this.nc, definition, body as never, {
+          commandId: definition.kind === 'command' ? commandId : undefined,
+          timeoutMs: this.config.HS_REQUEST_TIMEOUT_MS,
+        }),
+    };
+    const result = await route.call(input as never, ctx);
+    if (!route.list) return result;
+    return page(result as Record<string, unknown>, route.list, principal, paging.limit, paging.cursor);
+  }
+}
+
+function page(result: Record<string, unknown>, list: ListSpec, principal: Principal, limit: number, cursor?: string) {
+  const { [list.field]: all, ...rest } = result;
+  const visible = list.visible as ((item: unknown, p: Principal) => boolean) | undefined;
+  const items = (all as unknown[]).filter((item) => !visible || visible(item, principal));
+  return { ...rest, ...paginate(items, list.key as (item: unknown) => string, limit, cursor) };
+}
+
+function idempotencyKey(req: FastifyRequest): string | undefined {
+  const key = req.headers['idempotency-key'];
+  if (key === undefined || key === '') return undefined;
+  if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) {
+    throw new HeadspaceError(ErrorCodes.gatewayIdempotencyKeyInvalid, 'Idempotency-Key must be 1-200 visible ASCII characters', {
+      field: 'Idempotency-Key',
+    });
+  }
+  return key;
+}
+
+export const forbidden = (message: string) => new HeadspaceError(ErrorCodes.authForbidden, message);

@@ -1,0 +1,330 @@
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { namespacedStreamName, namespacedSubject } from '@headspace/contracts';
+import { decodeEnvelope, headerValue, HsHeaders } from '@headspace/messaging';
+import { NATS_CONNECTION } from '@headspace/platform';
+import { meter } from '@headspace/telemetry';
+import {
+  jetstream,
+  jetstreamManager,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type Consumer,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+} from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { EventSummariser } from './event-summaries';
+import { SseClient, type DropReason } from './sse-client';
+import { cursorKeyOf, type Cursor } from './sse-cursor';
+import { STREAM_CONFIG, type StreamConfig } from './stream.config';
+import { actorsOf, teamOf, traceIdOf, type StreamEvent, type StreamEventPayload } from './stream-event';
+
+const droppedCounter = meter.createCounter('headspace.gateway.sse.dropped', { description: 'SSE clients dropped because they could not keep up' });
+const connectedGauge = meter.createUpDownCounter('headspace.gateway.sse.clients', { description: 'Open SSE connections' });
+const deliveredCounter = meter.createCounter('headspace.gateway.sse.events', { description: 'Events read from JetStream by the SSE hub' });
+
+/** Where a new client starts in every stream. */
+export type StreamStart = { kind: 'new' } | { kind: 'all' } | { kind: 'time'; time: string } | { kind: 'cursor'; cursor: Cursor };
+
+interface Tail {
+  name: string;
+  key: string;
+  /** Last sequence read and fanned out. */
+  position: number;
+  consumer?: Consumer;
+  messages?: ConsumerMessages;
+  stopped: boolean;
+}
+
+export interface HubStats {
+  clients: number;
+  dropped: number;
+  droppedBy: Record<DropReason, number>;
+  events: number;
+  /** Time spent handing events to clients (the synchronous fan-out), nanoseconds. */
+  fanoutNs: bigint;
+  streams: string[];
+}
+
+const noop = () => undefined;
+
+/**
+ * The SSE fan-out: ONE ordered JetStream consumer per event stream of the namespace (every
+ * service's `HS_EVT_*`, found at start and re-discovered periodically, so services started later
+ * join), each event decoded and summarised once, then offered to every connected client in memory.
+ * A client that cannot keep up is dropped; nobody waits for it. Only a resuming client (Last-Event-ID,
+ * `since`) gets its own short-lived ordered consumer, which replays up to the live position and ends.
+ */
+@Injectable()
+export class StreamHub implements OnModuleInit, BeforeApplicationShutdown {
+  private readonly logger = new Logger('StreamHub');
+  private js!: JetStreamClient;
+  private jsm?: JetStreamManager;
+  private readonly tails = new Map<string, Tail>();
+  /** Positions of tails that stopped (stream deleted, connection trouble): a restart resumes after them. */
+  private readonly lastPositions = new Map<string, number>();
+  private readonly clients = new Set<SseClient>();
+  private readonly summariser = new EventSummariser();
+  private discovered = false;
+  private discovering?: Promise<void>;
+  private timers: NodeJS.Timeout[] = [];
+  private stopping = false;
+  readonly stats: HubStats = { clients: 0, dropped: 0, droppedBy: { 'buffer-overflow': 0, 'resume-overflow': 0, 'replay-failed': 0 }, events: 0, fanoutNs: 0n, streams: [] };
+
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(STREAM_CONFIG) readonly config: StreamConfig,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    this.js = jetstream(this.nc);
+    // Without JetStream (yet) the gateway still starts: discovery keeps trying, the stream stays empty.
+    await this.discover();
+    this.timers.push(
+      setInterval(() => void this.discover(), this.config.SSE_DISCOVERY_MS).unref(),
+      setInterval(() => this.heartbeat(), this.config.SSE_HEARTBEAT_MS).unref(),
+    );
+  }
+
+  /** Open SSE connections end before the HTTP server closes, so shutdown never waits on them. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    for (const t of this.timers) clearInterval(t);
+    for (const client of [...this.clients]) client.end();
+    this.clients.clear();
+    this.stats.clients = 0;
+    await Promise.all([...this.tails.values()].map((tail) => this.stopTail(tail)));
+  }
+
+  /** Streams the hub tails, by cursor key. */
+  streamKeys(): string[] {
+    return [...this.tails.keys()];
+  }
+
+  /** Looks for event streams it does not tail yet (and restarts tails that stopped). */
+  discover(): Promise<void> {
+    this.discovering ??= this.runDiscovery().finally(() => (this.discovering = undefined));
+    return this.discovering;
+  }
+
+  private async runDiscovery(): Promise<void> {
+    if (this.stopping || this.nc.isClosed()) return;
+    const prefix = namespacedStreamName('HS_EVT_');
+    try {
+      this.jsm ??= await jetstreamManager(this.nc);
+      const names: string[] = [];
+      for await (const name of this.jsm.streams.names(namespacedSubject('hs.evt.>'))) if (name.startsWith(prefix)) names.push(name);
+      for (const name of names.sort()) {
+        const key = cursorKeyOf(name, prefix);
+        if (this.tails.has(key) || this.stopping) continue;
+        const info = await this.jsm.streams.info(name);
+        const last = info.state.last_seq;
+        const known = this.lastPositions.get(key);
+        // At start "new events only"; a stream appearing later is new altogether; a restarted tail resumes.
+        const position = known !== undefined && known <= last ? known : this.discovered ? 0 : last;
+        if (known !== undefined && known > last) {
+          // The stream was deleted and created anew: its sequences start again at 1.
+          for (const client of this.clients) client.cursor.set(key, 0);
+        }
+        this.startTail({ name, key, position, stopped: false });
+      }
+      this.discovered = true;
+      this.stats.streams = [...this.tails.values()].map((t) => t.name);
+    } catch (error) {
+      if (!this.stopping) this.logger.warn(`event stream discovery failed: ${(error as Error).message}`);
+    }
+  }
+
+  private startTail(tail: Tail): void {
+    this.tails.set(tail.key, tail);
+    void this.runTail(tail).then(
+      () => this.tailEnded(tail),
+      (error: unknown) => {
+        if (!tail.stopped && !this.stopping && !isStreamGone(error)) this.logger.warn(`tail of ${tail.name} stopped: ${(error as Error).message}`);
+        this.tailEnded(tail);
+      },
+    );
+  }
+
+  private tailEnded(tail: Tail): void {
+    this.lastPositions.set(tail.key, tail.position);
+    if (this.tails.get(tail.key) === tail) this.tails.delete(tail.key);
+    tail.consumer?.delete().catch(noop);
+  }
+
+  private async runTail(tail: Tail): Promise<void> {
+    tail.consumer = await this.js.consumers.get(tail.name, { opt_start_seq: tail.position + 1 });
+    if (tail.stopped) return;
+    tail.messages = await tail.consumer.consume({ max_messages: 512 });
+    void this.watchTail(tail, tail.messages);
+    for await (const msg of tail.messages) {
+      if (tail.stopped) break;
+      if (msg.seq <= tail.position) continue;
+      tail.position = msg.seq;
+      const event = this.toStreamEvent(tail.key, msg);
+      if (!event) continue;
+      this.stats.events++;
+      deliveredCounter.add(1);
+      const t0 = process.hrtime.bigint();
+      for (const client of this.clients) client.offer(event);
+      this.stats.fanoutNs += process.hrtime.bigint() - t0;
+    }
+  }
+
+  /**
+   * An ordered consumer recreates itself after most troubles (server restart, consumer lost), but
+   * waits forever when its stream is deleted: then the tail stops, and discovery starts a new one
+   * if the stream comes back.
+   */
+  private async watchTail(tail: Tail, messages: ConsumerMessages): Promise<void> {
+    for await (const status of messages.status()) {
+      if (tail.stopped || this.stopping) return;
+      if (!['consumer_deleted', 'consumer_not_found', 'stream_not_found', 'heartbeats_missed'].includes(status.type)) continue;
+      const gone = await (this.jsm ?? (await jetstreamManager(this.nc))).streams.info(tail.name).then(
+        () => false,
+        (error: unknown) => error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound,
+      );
+      if (gone) {
+        this.logger.warn(`event stream ${tail.name} was deleted; its tail stops until it reappears`);
+        tail.stopped = true;
+        messages.stop();
+        return;
+      }
+    }
+  }
+
+  private async stopTail(tail: Tail): Promise<void> {
+    tail.stopped = true;
+    tail.messages?.stop();
+    await Promise.race([tail.consumer?.delete().catch(noop), new Promise((resolve) => setTimeout(resolve, 500).unref())]);
+  }
+
+  /** Registers a client and brings it to the live position; resolves when every replay is over. */
+  async connect(client: SseClient, start: StreamStart): Promise<void> {
+    this.clients.add(client);
+    this.stats.clients = this.clients.size;
+    connectedGauge.add(1);
+    client.onClose(() => {
+      if (this.clients.delete(client)) {
+        this.stats.clients = this.clients.size;
+        connectedGauge.add(-1);
+      }
+    });
+    if (start.kind === 'cursor') for (const [key, seq] of start.cursor) client.cursor.set(key, seq);
+    const replays: Array<Promise<void>> = [];
+    // Synchronous up to here: every live event after the snapshot below reaches the client's pending lists.
+    for (const tail of this.tails.values()) {
+      const target = tail.position;
+      if (start.kind === 'new') {
+        client.cursor.set(tail.key, target);
+        continue;
+      }
+      const from = start.kind === 'cursor' ? (client.cursor.get(tail.key) ?? 0) : 0;
+      if (start.kind !== 'time' && from >= target) continue;
+      client.beginReplay(tail.key);
+      replays.push(this.replay(tail, client, target, start.kind === 'time' ? start.time : undefined));
+    }
+    await Promise.all(replays);
+  }
+
+  /** Number of events (0 when none) to skip so a replay starts at the first event at or after `time`. */
+  private async seqBefore(stream: string, time: string, target: number): Promise<number> {
+    const consumer = await this.js.consumers.get(stream, { opt_start_time: time });
+    try {
+      const info = await consumer.info(true);
+      if (info.num_pending === 0) return target;
+      const first = await consumer.next({ expires: 5_000 });
+      return first ? first.seq - 1 : target;
+    } finally {
+      consumer.delete().catch(noop);
+    }
+  }
+
+  private async replay(tail: Tail, client: SseClient, target: number, since?: string): Promise<void> {
+    let consumer: Consumer | undefined;
+    try {
+      if (since !== undefined) client.cursor.set(tail.key, await this.seqBefore(tail.name, since, target));
+      const from = client.cursor.get(tail.key) ?? 0;
+      if (from >= target || client.closed) return;
+      consumer = await this.js.consumers.get(tail.name, { opt_start_seq: from + 1 });
+      const messages = await consumer.consume({ max_messages: 256 });
+      client.onClose(() => messages.stop());
+      for await (const msg of messages) {
+        const event = this.toStreamEvent(tail.key, msg);
+        if (event) client.apply(event);
+        else client.cursor.set(tail.key, msg.seq);
+        if (client.closed || msg.seq >= target || msg.info.pending === 0) break;
+        await client.settle();
+      }
+      messages.stop();
+    } catch (error) {
+      if (!client.closed && !this.stopping) {
+        this.logger.warn(`replay of ${tail.name} for client ${client.id} failed: ${(error as Error).message}`);
+        client.drop('replay-failed');
+      }
+    } finally {
+      consumer?.delete().catch(noop);
+      client.endReplay(tail.key);
+    }
+  }
+
+  /** A new client; it is not connected until `connect`. */
+  createClient(res: import('node:http').ServerResponse, options: Omit<ConstructorParameters<typeof SseClient>[1], 'onDrop' | 'maxBufferedBytes' | 'maxPending'>): SseClient {
+    return new SseClient(res, {
+      ...options,
+      maxBufferedBytes: this.config.SSE_CLIENT_BUFFER_BYTES,
+      maxPending: this.config.SSE_RESUME_PENDING_MAX,
+      onDrop: (client, reason) => {
+        this.stats.dropped++;
+        this.stats.droppedBy[reason]++;
+        droppedCounter.add(1, { reason });
+        this.logger.warn(`SSE client ${client.id} (${client.principal.name}) dropped: ${reason}`);
+      },
+    });
+  }
+
+  private heartbeat(): void {
+    for (const client of this.clients) client.heartbeat();
+  }
+
+  /** Decodes and summarises one message; undefined for a body that is not an event envelope. */
+  private toStreamEvent(streamKey: string, msg: JsMsg): StreamEvent | undefined {
+    let envelope: ReturnType<typeof decodeEnvelope>;
+    try {
+      envelope = decodeEnvelope(msg.data);
+    } catch {
+      return undefined;
+    }
+    const data = (envelope.data && typeof envelope.data === 'object' ? envelope.data : {}) as Record<string, unknown>;
+    const type = envelope.type.replace(/[\r\n]/g, ' ');
+    const team = teamOf(type, envelope.streamId, data);
+    const traceId = traceIdOf(headerValue(msg.headers, HsHeaders.traceparent) ?? envelope.metadata.traceparent);
+    const runId = typeof data.runId === 'string' ? data.runId : typeof envelope.metadata.runId === 'string' ? envelope.metadata.runId : undefined;
+    const payload: StreamEventPayload = {
+      eventId: envelope.eventId,
+      type,
+      time: envelope.recordedAt.toISOString(),
+      ...(team !== undefined ? { team } : {}),
+      ...(traceId !== undefined ? { traceId } : {}),
+      streamId: envelope.streamId,
+      summary: this.summariser.summarise(type, data),
+      data: envelope.data,
+    };
+    return {
+      streamKey,
+      seq: msg.seq,
+      eventId: envelope.eventId,
+      type,
+      team,
+      runId,
+      actors: actorsOf(type, data),
+      frame: `event: ${type}\ndata: ${JSON.stringify(payload)}\n\n`,
+    };
+  }
+}
+
+function isStreamGone(error: unknown): boolean {
+  return error instanceof JetStreamApiError && (error.code === JetStreamApiCodes.StreamNotFound || error.code === JetStreamApiCodes.ConsumerNotFound);
+}

@@ -1,0 +1,109 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { ApiTokenView } from '@headspace/contracts';
+import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
+import type { Pool } from 'pg';
+import type { GatewayRole } from '../auth/principal';
+
+export interface StoredToken extends ApiTokenView {
+  hash: Buffer;
+}
+
+export interface NewToken {
+  id: string;
+  name: string;
+  role: GatewayRole;
+  teams: string[] | '*';
+  projects: string[] | '*';
+  hash: Buffer;
+}
+
+interface Row {
+  id: string;
+  name: string;
+  role: GatewayRole;
+  teams: string[] | '*';
+  projects: string[] | '*';
+  token_hash: Buffer;
+  created_at: Date | string;
+  revoked_at: Date | string | null;
+  last_used_at: Date | string | null;
+}
+
+const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
+
+const toToken = (r: Row): StoredToken => ({
+  id: r.id,
+  name: r.name,
+  role: r.role,
+  teams: r.teams,
+  projects: r.projects,
+  hash: r.token_hash,
+  createdAt: new Date(r.created_at).toISOString(),
+  revokedAt: iso(r.revoked_at),
+  lastUsedAt: iso(r.last_used_at),
+});
+
+/** `gateway.api_tokens`: the only durable state of the gateway. */
+@Injectable()
+export class TokenRepository {
+  private readonly table: string;
+
+  constructor(@Inject(PG_POOL) private readonly pool: Pool, @Inject(SERVICE_SCHEMA) schema: string) {
+    this.table = `"${schema}".api_tokens`;
+  }
+
+  async insert(token: NewToken): Promise<StoredToken> {
+    const { rows } = await this.pool.query<Row>(
+      `INSERT INTO ${this.table} (id, name, role, teams, projects, token_hash) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
+      [token.id, token.name, token.role, JSON.stringify(token.teams), JSON.stringify(token.projects), token.hash],
+    );
+    return toToken(rows[0]);
+  }
+
+  async findActiveByHash(hash: Buffer): Promise<StoredToken | undefined> {
+    const { rows } = await this.pool.query<Row>(`SELECT * FROM ${this.table} WHERE token_hash = $1 AND revoked_at IS NULL`, [hash]);
+    return rows[0] ? toToken(rows[0]) : undefined;
+  }
+
+  /** Un-revokes the token with this hash; true when there was one. */
+  async reactivate(hash: Buffer): Promise<boolean> {
+    const { rowCount } = await this.pool.query(`UPDATE ${this.table} SET revoked_at = NULL WHERE token_hash = $1`, [hash]);
+    return rowCount === 1;
+  }
+
+  async touch(id: string): Promise<void> {
+    await this.pool.query(`UPDATE ${this.table} SET last_used_at = now() WHERE id = $1`, [id]);
+  }
+
+  async list(): Promise<StoredToken[]> {
+    const { rows } = await this.pool.query<Row>(`SELECT * FROM ${this.table} ORDER BY created_at, id`);
+    return rows.map(toToken);
+  }
+
+  /** True when the token existed and was active. */
+  async revoke(id: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query(`UPDATE ${this.table} SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL`, [id]);
+    return rowCount === 1;
+  }
+
+  async exists(id: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query(`SELECT 1 FROM ${this.table} WHERE id = $1`, [id]);
+    return rowCount === 1;
+  }
+
+  /**
+   * Runs `seed` when no active token exists, under an advisory lock so two replicas starting at
+   * once create one first admin token, not two.
+   */
+  async withFirstStartLock(seed: (hasActive: boolean) => Promise<void>): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('SELECT pg_advisory_lock(hashtext($1))', [`${this.table}:first-start`]);
+      const { rowCount } = await client.query(`SELECT 1 FROM ${this.table} WHERE revoked_at IS NULL LIMIT 1`);
+      await seed(rowCount === 1);
+    } finally {
+      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`${this.table}:first-start`]).catch(() => undefined);
+      client.release();
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { ErrorCodes, HeadspaceError, type ApiTokenView, createApiTokenRequestSchema } from '@headspace/contracts';
+import { APP_CONFIG } from '@headspace/platform';
+import type { z } from 'zod';
+import type { Principal } from '../auth/principal';
+import type { AppConfig } from '../config';
+import { generateToken, hashToken, sameHash } from './token-secret';
+import { TokenRepository, type StoredToken } from './token.repository';
+
+export type CreateTokenInput = z.output<typeof createApiTokenRequestSchema>;
+
+const view = ({ hash: _hash, ...token }: StoredToken): ApiTokenView => token;
+
+/** last_used_at is written at most this often per token: not a write per request. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+/** Issues, lists, revokes and verifies API tokens; seeds the first admin token on first start. */
+@Injectable()
+export class TokenService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Tokens');
+  private readonly touched = new Map<string, number>();
+
+  constructor(
+    private readonly repository: TokenRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.repository.withFirstStartLock(async (hasActive) => {
+      const fromEnv = this.config.HS_ADMIN_TOKEN;
+      if (fromEnv) {
+        if (await this.repository.findActiveByHash(hashToken(fromEnv))) return;
+        if (hasActive) return;
+        // Locked out (no active token at all) and the operator names this token: honour it again.
+        if (await this.repository.reactivate(hashToken(fromEnv))) {
+          this.logger.warn('no active API token: re-activated the revoked HS_ADMIN_TOKEN');
+          return;
+        }
+        await this.store({ name: 'admin (HS_ADMIN_TOKEN)', role: 'admin', teams: '*', projects: '*' }, fromEnv);
+        this.logger.log('stored the admin token from HS_ADMIN_TOKEN');
+        return;
+      }
+      if (hasActive) return;
+      const token = generateToken();
+      const stored = await this.store({ name: 'first admin', role: 'admin', teams: '*', projects: '*' }, token);
+      // stdout, not the logger: the plaintext must never reach log storage.
+      process.stdout.write(`\nHeadspace gateway: first start, no API tokens existed. Admin token (shown once):\n\n  ${token}\n\n`);
+      this.logger.log(`created the first admin token ${stored.id} (printed once to stdout)`);
+    });
+  }
+
+  async create(input: CreateTokenInput): Promise<{ token: string; view: ApiTokenView }> {
+    const token = generateToken();
+    return { token, view: await this.store(input, token) };
+  }
+
+  async list(): Promise<ApiTokenView[]> {
+    return (await this.repository.list()).map(view);
+  }
+
+  async revoke(id: string): Promise<void> {
+    if (await this.repository.revoke(id)) return;
+    if (!(await this.repository.exists(id))) throw new HeadspaceError(ErrorCodes.apiTokenNotFound, `No API token ${id}`, { field: 'id' });
+  }
+
+  /** The principal of an active token, or undefined for an unknown or revoked one. */
+  async verify(token: string): Promise<Principal | undefined> {
+    const hash = hashToken(token);
+    const stored = await this.repository.findActiveByHash(hash);
+    if (!stored || !sameHash(stored.hash, hash)) return undefined;
+    this.touch(stored.id);
+    return { tokenId: stored.id, name: stored.name, role: stored.role, teams: stored.teams, projects: stored.projects };
+  }
+
+  private touch(id: string): void {
+    const now = Date.now();
+    if (now - (this.touched.get(id) ?? 0) < TOUCH_INTERVAL_MS) return;
+    this.touched.set(id, now);
+    this.repository.touch(id).catch((error: Error) => this.logger.warn(`could not record token use: ${error.message}`));
+  }
+
+  private async store(input: CreateTokenInput, token: string): Promise<ApiTokenView> {
+    const stored = await this.repository.insert({ id: randomUUID(), ...input, hash: hashToken(token) });
+    return view(stored);
+  }
+}
