@@ -6,6 +6,9 @@ import { benchSlice } from './slice.bench';
 import { benchTaskClaims } from './task-claims.bench';
 import { benchMailbox } from './mailbox.bench';
 import { benchTeamManagerScale } from './team-manager-scale.bench';
+import { benchCostGovernor } from './cost-governor.bench';
+import { runGatewayHttpBench } from './gateway-http.bench';
+import { runGatewaySseBench } from './gateway-sse.bench';
 import { printTable, type BenchRow } from './bench-kit';
 
 /**
@@ -23,6 +26,10 @@ async function main() {
     ['task-claims', () => benchTaskClaims({ quick })],
     ['mailbox', () => benchMailbox({ quick })],
     ['team-manager-scale', () => benchTeamManagerScale({ quick })],
+    ['cost-governor', () => benchCostGovernor({ quick })],
+    // These two print their own tables (ratios against a bare route measured in the same run).
+    ['gateway-http', () => runGatewayHttpBench({ quick }).then(() => [])],
+    ['gateway-sse', () => runGatewaySseBench({ quick }).then(() => [])],
   ];
   for (const [name, run] of sections) {
     if (only && only !== name) continue;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
+import { AgentRuntimeErrorCodes } from './errors/agent-runtime.codes';
 import { EventRegistry, HeadspaceError, ValidationError, defineCommand, defineEvent, eventSubject, httpStatusForCode, namespacedStreamName, parseOrThrow, setSubjectNamespace } from './index';
 
 describe('contracts', () => {
@@ -60,5 +61,16 @@ describe('contracts', () => {
     expect(httpStatusForCode('PERSONA.LEASE_NOT_FOUND')).toBe(404);
     expect(httpStatusForCode('MAILBOX.LEAD_ALREADY_EXISTS')).toBe(409);
     expect(httpStatusForCode('SOMETHING.ODD')).toBe(500);
+  });
+
+  it('maps agent-runtime refusals to client errors and upstream failures to 5xx, never a bare 500', () => {
+    expect(httpStatusForCode('TOOL.PATH_OUTSIDE_WORKSPACE')).toBe(400);
+    expect(httpStatusForCode('TOOL.WRITE_OUTSIDE_OWNS')).toBe(403);
+    expect(httpStatusForCode('TOOL.DENIED_BY_HOOK')).toBe(403);
+    expect(httpStatusForCode('TOOL.TIMEOUT')).toBe(504);
+    expect(httpStatusForCode('REFLECTION.MALFORMED')).toBe(422);
+    expect(httpStatusForCode('CLAUDE_CODE.FAILED')).toBe(502);
+    const unmapped = Object.values(AgentRuntimeErrorCodes).filter((code) => httpStatusForCode(code) === 500);
+    expect(unmapped).toEqual([]);
   });
 });

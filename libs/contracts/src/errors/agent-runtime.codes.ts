@@ -31,5 +31,29 @@ export const AgentRuntimeErrorCodes = {
   claudeCodeFailed: 'CLAUDE_CODE.FAILED',
 } as const;
 
-/** HTTP status for codes of this area that the suffix rules of http-status.ts would map wrongly. */
-export const AgentRuntimeHttpStatus: Record<string, number> = {};
+const C = AgentRuntimeErrorCodes;
+
+/**
+ * HTTP status for codes of this area that the suffix rules of http-status.ts would map wrongly:
+ * a tool or hook that times out is a gateway timeout (504), not an unavailable service (503); a
+ * model answer the runtime cannot use is unprocessable (422); a failing `claude` child is a bad
+ * upstream (502).
+ */
+export const AgentRuntimeHttpStatus: Record<string, number> = {
+  [C.toolPathOutsideWorkspace]: 400,
+  [C.toolWriteOutsideOwns]: 403,
+  [C.toolDeniedByHook]: 403,
+  [C.toolApprovalRequired]: 403,
+  [C.toolTimeout]: 504,
+  [C.toolEditNoMatch]: 422,
+  [C.toolEditAmbiguous]: 422,
+  [C.toolExecutionFailed]: 422,
+  [C.hookTimeout]: 504,
+  [C.hookFailed]: 502,
+  [C.handoffInvalid]: 422,
+  [C.reflectionMalformed]: 422,
+  [C.claudeCodeSpawnFailed]: 502,
+  [C.claudeCodeTimeout]: 504,
+  [C.claudeCodeOutputInvalid]: 502,
+  [C.claudeCodeFailed]: 502,
+};
