@@ -9,3 +9,4 @@ export * from './cost-governor';
 export * from './gateway';
 export * from './agent-runtime';
 export * from './orchestrator/session.contracts';
+export * from './orchestrator/run.contracts';

@@ -4,9 +4,20 @@ export const OrchestratorErrorCodes = {
   sessionAlreadyEnded: 'SESSION.ALREADY_ENDED',
   sessionTurnOutOfOrder: 'SESSION.TURN_OUT_OF_ORDER',
   sessionUnknownToolUse: 'SESSION.UNKNOWN_TOOL_USE',
+  runNotFound: 'RUN.NOT_FOUND',
+  runAlreadyExists: 'RUN.ALREADY_EXISTS',
+  runWrongPhase: 'RUN.WRONG_PHASE',
+  runTasksInvalid: 'RUN.TASKS_INVALID',
+  runEscalationNotFound: 'RUN.ESCALATION_NOT_FOUND',
+  runSourceNotFound: 'RUN.SOURCE_NOT_FOUND',
+  runOutputInvalid: 'RUN.OUTPUT_INVALID',
 } as const;
 
 /** HTTP status for codes of this area that the suffix rules of http-status.ts would map wrongly. */
 export const OrchestratorHttpStatus: Record<string, number> = {
   [OrchestratorErrorCodes.sessionTurnOutOfOrder]: 409,
+  [OrchestratorErrorCodes.runWrongPhase]: 409,
+  [OrchestratorErrorCodes.runTasksInvalid]: 400,
+  [OrchestratorErrorCodes.runSourceNotFound]: 400,
+  [OrchestratorErrorCodes.runOutputInvalid]: 422,
 };
