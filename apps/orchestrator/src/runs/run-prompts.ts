@@ -33,7 +33,7 @@ const outputRule = (shape: string) =>
   `When you are done, end with your reflection JSON (as the reflection protocol says) and put this phase's result in \`task_result.output\`: ${shape}`;
 
 /** The first user message of a run session: what to do, with the spec and the task in hand. */
-export function promptFor(state: RunState, purpose: SessionPurpose, taskKey?: string): string {
+export function promptFor(state: RunState, purpose: SessionPurpose, taskKey?: string, round?: number): string {
   const started = state.started!;
   switch (purpose) {
     case 'workshop': {
@@ -71,10 +71,10 @@ export function promptFor(state: RunState, purpose: SessionPurpose, taskKey?: st
         .join('\n\n');
     }
     case 'qa': {
-      const round = state.qaRounds + 1;
+      const qaRound = round ?? state.qaRounds;
       const merged = state.taskOrder.filter((k) => state.tasks[k].status === 'merged').map((k) => `${k}: ${state.tasks[k].task.subject} (by ${state.tasks[k].persona})`);
       return [
-        `QA round ${round}. Test the build against the specification: write tests for every acceptance criterion (keep them in the project's test folder), run the whole test suite, and judge each failure.`,
+        `QA round ${qaRound}. Test the build against the specification: write tests for every acceptance criterion (keep them in the project's test folder), run the whole test suite, and judge each failure.`,
         `## Specification\n\n${renderSpec(state.spec!)}`,
         `## Delivered tasks\n\n${bullet(merged)}`,
         outputRule(

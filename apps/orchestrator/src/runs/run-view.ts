@@ -1,0 +1,62 @@
+import type { RunView } from '@headspace/contracts';
+import type { RunState, SessionPurpose } from './run.decider';
+
+const doing: Record<SessionPurpose, string> = {
+  workshop: 'workshopping the goal',
+  decompose: 'splitting the spec into tasks',
+  task: 'building',
+  qa: 'testing against the spec',
+  review: 'reviewing the result',
+};
+
+/** What an operator is being asked for, if the run waits on them. */
+export function waitingFor(state: RunState): string | null {
+  if (state.status !== 'active') return null;
+  const open = Object.entries(state.escalations).find(([, e]) => !e.answer && e.to === 'operator');
+  if (open) return `an answer to escalation ${open[0]}: ${open[1].subject}`;
+  if (state.pendingQuestions) return 'answers to Robbo’s questions';
+  if (state.phase === 'spec-review') return 'acceptance of the spec';
+  if (state.phase === 'tasks-review') return 'approval of Gavin’s tasks';
+  return null;
+}
+
+/** The run as the API shows it; `activity` adds what each running session last did (from the sessions projection). */
+export function runView(state: RunState, activity: Record<string, string | undefined> = {}): RunView {
+  const s = state.started!;
+  const personas = new Map<string, string>();
+  for (const session of Object.values(state.sessions)) {
+    if (session.ended) {
+      if (!personas.has(session.persona)) personas.set(session.persona, 'idle');
+      continue;
+    }
+    const task = session.taskKey ? state.tasks[session.taskKey] : undefined;
+    const what = task ? `${doing.task} ${task.task.key} '${task.task.subject}'` : doing[session.purpose];
+    const last = activity[session.sessionId];
+    personas.set(session.persona, last ? `${what} — ${last}` : what);
+  }
+  return {
+    runId: s.runId,
+    team: s.team,
+    title: s.title,
+    mode: s.mode,
+    operator: s.operator,
+    phase: state.phase,
+    simulated: s.simulated,
+    waitingFor: waitingFor(state),
+    spec: state.spec ?? null,
+    questions: state.pendingQuestions?.questions ?? [],
+    tasks: state.taskOrder.map((key) => {
+      const t = state.tasks[key];
+      return { key, subject: t.task.subject, pool: t.task.pool, status: t.status === 'skipped' ? 'failed' : t.status, persona: t.persona ?? null, attempts: t.attempts, origin: t.task.origin };
+    }),
+    personas: [...personas.entries()].map(([persona, act]) => ({ persona, name: s.roster.names[persona] ?? persona.charAt(0).toUpperCase() + persona.slice(1), activity: act })),
+    qaRounds: state.qaReports.length,
+    escalations: Object.entries(state.escalations).map(([escalationId, e]) => ({ escalationId, to: e.to, subject: e.subject, answered: e.answer !== undefined })),
+    resultDir: state.result?.resultDir ?? state.workspace?.dir ?? null,
+    branch: state.result?.branch ?? state.workspace?.branch ?? null,
+    verdict: state.result?.verdict ?? null,
+    failure: state.failure ?? null,
+    startedAt: s.startedAt,
+    endedAt: state.endedAt ?? null,
+  };
+}

@@ -1,0 +1,80 @@
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { ErrorCodes, HeadspaceError, listPersonas, runLimitsSchema, startRun, type RequestOf, type RunRoster } from '@headspace/contracts';
+import { EventStore } from '@headspace/event-store';
+import { request, serveRequests, type RequestServer } from '@headspace/messaging';
+import { NATS_CONNECTION } from '@headspace/platform';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { createHash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import { isAbsolute } from 'node:path';
+import { RUN_SESSIONS, type RunSessionsPort } from '../run-ports';
+import { RunRecorder } from '../run-recorder';
+import { RunReconciler } from '../run-reconciler';
+
+/** The run's title: the goal's first heading or line, without markdown. */
+export function titleOf(goal: string): string {
+  const line = goal.split('\n').map((l) => l.trim()).find(Boolean) ?? 'Run';
+  return line.replace(/^#+\s*/, '').replace(/^goal:\s*/i, '').slice(0, 200) || 'Run';
+}
+
+/** A stable run id from the command id, so a retried start starts nothing new. */
+export function runIdFor(title: string, commandId: string): string {
+  const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'run';
+  return `${slug}-${createHash('sha256').update(commandId).digest('hex').slice(0, 8)}`;
+}
+
+/** `hs.cmd.orchestrator.start-run`: records the run (with the roster it will assign from) and sets it going. */
+@Injectable()
+export class StartRunHandler implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private server?: RequestServer;
+
+  constructor(
+    private readonly store: EventStore,
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(RUN_SESSIONS) private readonly sessions: RunSessionsPort,
+    private readonly reconciler: RunReconciler,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.server = serveRequests(this.nc, startRun, async (body, ctx) => this.start(body, ctx.commandId ?? `${Date.now()}`));
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.server?.stop();
+  }
+
+  async start(body: Awaited<ReturnType<typeof startRun.request.parse>> | RequestOf<typeof startRun>, commandId: string) {
+    const input = startRun.request.parse(body);
+    if (!isAbsolute(input.source) || !(await stat(input.source).then((s) => s.isDirectory(), () => false))) {
+      throw new HeadspaceError(ErrorCodes.runSourceNotFound, `Run source "${input.source}" is not an absolute path to a directory`, { field: 'source' });
+    }
+    const title = titleOf(input.goal);
+    const runId = input.runId ?? runIdFor(title, commandId);
+    const run = await RunRecorder.load(this.store, runId);
+    await run.record({
+      type: 'start-run',
+      runId,
+      team: input.team,
+      goal: input.goal,
+      title,
+      source: input.source,
+      mode: input.mode,
+      operator: input.operator,
+      limits: runLimitsSchema.parse(input.limits),
+      roster: await this.roster(),
+      ...(input.tasks ? { tasks: input.tasks } : {}),
+      simulated: this.sessions.simulated,
+      now: new Date().toISOString(),
+    });
+    this.reconciler.trigger(runId);
+    return { runId, streamVersion: run.streamVersion.toString() };
+  }
+
+  private async roster(): Promise<RunRoster> {
+    const { personas, pools } = await request(this.nc, listPersonas, {});
+    return {
+      pools: Object.fromEntries(pools.map((p) => [p.pool, p.personas])),
+      names: Object.fromEntries(personas.map((p) => [p.personaId, p.name])),
+    };
+  }
+}
