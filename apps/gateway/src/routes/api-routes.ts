@@ -6,6 +6,7 @@ import { mailboxRoutes } from './mailbox.routes';
 import { manifestRoutes } from './manifest.routes';
 import { memberRoutes } from './member.routes';
 import { personaRoutes } from './persona.routes';
+import { runRoutes } from './run.routes';
 import { taskRoutes } from './task.routes';
 import { teamRoutes } from './team.routes';
 import { tokenRoutes } from './token.routes';
@@ -21,5 +22,6 @@ export const apiRoutes: ApiRoute[] = [
   ...fileLockRoutes,
   ...approvalRoutes,
   ...costRoutes,
+  ...runRoutes,
   ...tokenRoutes,
 ];

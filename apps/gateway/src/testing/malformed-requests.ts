@@ -54,6 +54,7 @@ const BAD_PARAMS: Record<string, string[]> = {
   holder: ['x'.repeat(201)],
   budgetId: ['x'.repeat(301)],
   project: ['x'.repeat(201)],
+  runId: ['UPPER', 'a.b', 'x'.repeat(64)],
 };
 
 const BAD_JSON = ['{"name": ', '{', '{"a":1,}', '[1,2', 'nul', "{'a':1}", '{"a":"\\x"}'];
