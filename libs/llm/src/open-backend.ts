@@ -1,6 +1,6 @@
 import { createLlmClient, type LlmClient } from './client/client';
 import { resolveLlmBackend, type LlmBackend } from './backend';
-import { startSimulator } from './simulator/main';
+import { extraScenarioDirsFromEnv, startSimulator } from './simulator/main';
 import type { RunningSimulator } from './simulator/server';
 
 export interface OpenLlmBackendOptions {
@@ -9,6 +9,8 @@ export interface OpenLlmBackendOptions {
   maxRetries: number;
   /** Scenarios for the in-process simulator (default: the shipped ones). */
   scenariosDir?: string;
+  /** Scenario directories preferred over the shipped ones (default: `HS_SIMULATOR_SCENARIOS` of `env`). */
+  extraScenarioDirs?: readonly string[];
   /** Port for the in-process simulator (default: any free port). */
   simulatorPort?: number;
   log?: (line: string) => void;
@@ -35,6 +37,7 @@ export async function openLlmBackend(options: OpenLlmBackendOptions): Promise<Op
     simulator = await startSimulator({
       port: options.simulatorPort ?? 0,
       scenariosDir: options.scenariosDir,
+      extraScenarioDirs: options.extraScenarioDirs ?? extraScenarioDirsFromEnv(env),
       log: options.log,
       announce: options.log !== undefined,
     });

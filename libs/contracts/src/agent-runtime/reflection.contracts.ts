@@ -4,7 +4,8 @@ import { z } from 'zod';
  * The reflection every agent session ends with (seed 001 "Reflection Schema"). Field names and
  * enums are the seed's, snake_case included, because the same JSON is what `claude -p
  * --json-schema` returns. `skill_updates` is a Headspace extension (seed 000 §7.1): durable
- * capability lines the persona proposes for its skill file; the seed schema allows extra keys.
+ * capability lines the persona proposes for its skill file, and so is `task_result.output`, the
+ * result of a run phase; the seed schema allows extra keys.
  */
 export const reflectionStatuses = ['completed', 'partial', 'blocked', 'failed'] as const;
 export const reflectionConfidences = ['high', 'medium', 'low'] as const;
@@ -28,6 +29,8 @@ export const reflectionSchema = z.object({
     status: z.enum(reflectionStatuses),
     summary: z.string().min(1).max(5_000),
     files_changed: z.array(z.string().min(1).max(1_000)).max(5_000),
+    /** Headspace extension: what a run phase produced (a spec, tasks, a QA or review report); see apps/orchestrator/src/runs/run-output.ts. */
+    output: z.record(z.string(), z.unknown()).optional(),
   }),
   reflection: z.object({
     what_worked: z.string().max(10_000),

@@ -19,6 +19,8 @@ export interface ConversationContext {
   lastToolError: boolean | undefined;
   /** Text blocks (not tool results) of the last user message. */
   lastUserText: string;
+  /** Text of the first user message: the task the conversation is about. */
+  firstUserText: string;
 }
 
 function systemText(system: MessagesRequest['system']): string {
@@ -51,22 +53,35 @@ export function readContext(req: Pick<MessagesRequest, 'system' | 'messages'>): 
         .join('\n');
     }
   }
-  return { persona, situation, assistantTurns, lastToolResult, lastToolError, lastUserText };
+  const firstUser = req.messages.find((m) => m.role === 'user');
+  const firstUserText =
+    firstUser === undefined
+      ? ''
+      : typeof firstUser.content === 'string'
+        ? firstUser.content
+        : firstUser.content
+            .filter((b) => b.type === 'text')
+            .map((b) => String(b.text ?? ''))
+            .join('\n');
+  return { persona, situation, assistantTurns, lastToolResult, lastToolError, lastUserText, firstUserText };
 }
 
 /**
  * The most specific scenario for (persona, situation): exact persona and situation, then exact
- * persona with situation `*`, then persona `*` with the exact situation, then `*`/`*`; failing
- * all, the scenario with id `default`. Ties go to the lowest id.
+ * persona with situation `*`, then persona `*` with the exact situation, then `*`/`*`; at equal
+ * specificity one whose `prompt` matches the first user message wins, and one whose `prompt` does
+ * not match is never chosen. Remaining ties go to the earlier scenario in the list (extra scenario
+ * directories come first), then the lowest id. Failing all, the scenario with id `default`.
  */
-export function selectScenario(scenarios: readonly Scenario[], persona: string, situation: string): Scenario | undefined {
+export function selectScenario(scenarios: readonly Scenario[], persona: string, situation: string, firstUserText = ''): Scenario | undefined {
   let best: { s: Scenario; score: number } | undefined;
   for (const s of scenarios) {
-    const p = s.persona === persona ? 2 : s.persona === '*' ? 0 : -1;
-    const q = s.situation === situation ? 1 : s.situation === '*' ? 0 : -1;
+    const p = s.persona === persona ? 4 : s.persona === '*' ? 0 : -1;
+    const q = s.situation === situation ? 2 : s.situation === '*' ? 0 : -1;
     if (p < 0 || q < 0) continue;
-    const score = p + q;
-    if (!best || score > best.score || (score === best.score && s.id < best.s.id)) best = { s, score };
+    if (s.prompt !== undefined && !new RegExp(s.prompt, 'i').test(firstUserText)) continue;
+    const score = p + q + (s.prompt !== undefined ? 1 : 0);
+    if (!best || score > best.score) best = { s, score };
   }
   return best?.s ?? scenarios.find((s) => s.id === 'default');
 }

@@ -35,6 +35,22 @@ describe('scenario selection', () => {
     expect(selectScenario(scenarios, 'al', 'build')?.id).toBe('default');
     expect(selectScenario(scenarios.slice(1, 3), 'al', 'build')).toBeUndefined();
   });
+
+  it('picks the scenario whose prompt regex matches the first user message, and never one whose regex fails', () => {
+    const byTask = [
+      sc({ id: 'any-impl', persona: '*', situation: 'implement-task', steps: [{ text: 'generic' }] }),
+      sc({ id: 't1', persona: '*', situation: 'implement-task', prompt: '^Task T1:', steps: [{ text: 't1' }] }),
+      sc({ id: 't2', persona: '*', situation: 'implement-task', prompt: '^Task T2:', steps: [{ text: 't2' }] }),
+    ];
+    expect(selectScenario(byTask, 'may', 'implement-task', 'Task T2: Add the CLI')?.id).toBe('t2');
+    expect(selectScenario(byTask, 'may', 'implement-task', 'Task T9: other')?.id).toBe('any-impl');
+    expect(readContext(req({ messages: [{ role: 'user', content: 'Task T1: x' }, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'next' }] })).firstUserText).toBe('Task T1: x');
+  });
+
+  it('on equal specificity the earlier scenario wins, so extra directories override shipped ones', () => {
+    const extra = sc({ id: 'zz-example', persona: 'con', situation: 'implement-task', steps: [{ text: 'example' }] });
+    expect(selectScenario([extra, ...scenarios], 'con', 'implement-task')?.id).toBe('zz-example');
+  });
 });
 
 describe('step picking and branching', () => {

@@ -1,4 +1,4 @@
-export { startSimulator, defaultScenariosDir, type StartSimulatorOptions } from './main';
+export { startSimulator, defaultScenariosDir, extraScenarioDirsFromEnv, type StartSimulatorOptions } from './main';
 export {
   listenSimulator,
   SimulatorHandler,
@@ -9,6 +9,7 @@ export {
 } from './server';
 export {
   loadScenarios,
+  loadScenarioDirs,
   parseScenario,
   parseScenarioYaml,
   scenarioSchema,

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { listenSimulator, type RunningSimulator } from './server';
-import { loadScenarios } from './scenario';
+import { loadScenarioDirs } from './scenario';
 
 /** The shipped scenarios: `HEADSPACE_SIMULATOR_SCENARIOS`, else `libs/llm/scenarios` (src or dist). */
 export function defaultScenariosDir(): string {
@@ -11,11 +11,20 @@ export function defaultScenariosDir(): string {
   return candidates.find((dir) => existsSync(dir)) ?? candidates[0];
 }
 
+export function extraScenarioDirsFromEnv(env: Record<string, string | undefined> = process.env): string[] {
+  return (env.HS_SIMULATOR_SCENARIOS ?? '').split(delimiter).map((d) => d.trim()).filter(Boolean);
+}
+
 export interface StartSimulatorOptions {
   /** 0 (default) picks a free port. */
   port?: number;
   host?: string;
   scenariosDir?: string;
+  /**
+   * Directories whose scenarios come before the shipped ones (default: `HS_SIMULATOR_SCENARIOS`,
+   * separated like PATH) — e.g. an example project's own script of a run.
+   */
+  extraScenarioDirs?: readonly string[];
   retryAfterMs?: number;
   /** Print the banner line (default true). */
   announce?: boolean;
@@ -28,7 +37,8 @@ export interface StartSimulatorOptions {
  */
 export async function startSimulator(options: StartSimulatorOptions = {}): Promise<RunningSimulator> {
   const scenariosDir = options.scenariosDir ?? defaultScenariosDir();
-  const scenarios = loadScenarios(scenariosDir);
+  const extra = options.extraScenarioDirs ?? extraScenarioDirsFromEnv();
+  const scenarios = loadScenarioDirs([...extra.map((d) => resolve(d)), scenariosDir]);
   const running = await listenSimulator({
     scenarios,
     port: options.port ?? 0,
@@ -38,7 +48,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   if (options.announce !== false) {
     (options.log ?? ((line: string) => process.stdout.write(`${line}\n`)))(
       `Headspace LLM simulator (simulated responses) listening on ${running.url} ` +
-        `(${scenarios.length} scenarios from ${scenariosDir})`,
+        `(${scenarios.length} scenarios from ${[...extra, scenariosDir].join(', ')})`,
     );
   }
   return running;

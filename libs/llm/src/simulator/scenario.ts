@@ -86,6 +86,11 @@ export const scenarioSchema = z.strictObject({
   description: z.string().optional(),
   persona: slug,
   situation: slug,
+  /**
+   * Regex (case-insensitive) on the conversation's first user message — the task it was given. A
+   * scenario with one is chosen over an equally specific one without, and never when it fails.
+   */
+  prompt: regex.optional(),
   /** Checked before the step on every turn, e.g. a handoff request at any point. */
   interrupts: z.array(branchSchema).optional(),
   steps: z.array(stepSchema).min(1),
@@ -127,6 +132,24 @@ export function parseScenarioYaml(text: string, file: string): Scenario {
     );
   }
   return parseScenario(raw, file);
+}
+
+/**
+ * Scenarios from several directories, the first winning: an extra directory (e.g. an example
+ * project's own script) overrides a shipped scenario of the same id, and its scenarios are preferred
+ * over equally specific shipped ones (`selectScenario` keeps this order on ties).
+ */
+export function loadScenarioDirs(dirs: readonly string[]): Scenario[] {
+  const seen = new Set<string>();
+  const all: Scenario[] = [];
+  for (const dir of dirs) {
+    for (const scenario of loadScenarios(dir)) {
+      if (seen.has(scenario.id)) continue;
+      seen.add(scenario.id);
+      all.push(scenario);
+    }
+  }
+  return all;
 }
 
 /** Loads every `*.yaml` / `*.yml` of a directory (sorted by name); ids must be unique. */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultScenariosDir } from './main';
-import { loadScenarios, parseScenarioYaml } from './scenario';
+import { loadScenarioDirs, loadScenarios, parseScenarioYaml } from './scenario';
 
 function errorOf(fn: () => unknown): HeadspaceError {
   try {
@@ -87,5 +87,15 @@ describe('scenario validation', () => {
         'verner-qa',
       ]),
     );
+  });
+
+  it('scenarios of an extra directory come first and replace shipped ones of the same id', () => {
+    const extra = mkdtempSync(join(tmpdir(), 'hs-llm-extra-'));
+    writeFileSync(join(extra, 'default.yaml'), 'id: default\npersona: "*"\nsituation: "*"\nsteps:\n  - text: from the example\n');
+    writeFileSync(join(extra, 'robbo.yaml'), 'id: example-robbo\npersona: robbo\nsituation: workshop\nsteps:\n  - text: example workshop\n');
+    const all = loadScenarioDirs([extra, defaultScenariosDir()]);
+    expect(all.slice(0, 2).map((s) => s.id)).toEqual(['default', 'example-robbo']);
+    expect(all.filter((s) => s.id === 'default')).toHaveLength(1);
+    expect(all.find((s) => s.id === 'default')?.steps[0].text).toBe('from the example');
   });
 });

@@ -139,7 +139,7 @@ export class SimulatorHandler {
     }
 
     const ctx = readContext(request);
-    const scenario = selectScenario(this.options.scenarios, ctx.persona, ctx.situation);
+    const scenario = selectScenario(this.options.scenarios, ctx.persona, ctx.situation, ctx.firstUserText);
     if (!scenario) {
       this.sendError(
         res,
