@@ -9,6 +9,8 @@ export const ExitCode = {
   apiServer: 3,
   /** Missing, invalid or insufficient token (401/403). */
   auth: 4,
+  /** `headspace run` followed a run that ended failed (stopped at an escalation, no usable output, …). */
+  runFailed: 5,
 } as const;
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];

@@ -6,6 +6,7 @@ import { configPath, maskToken, readConfig, resolveSettings, validateConfigValue
 import { CliError, ExitCode } from './exit-codes';
 import { printJson, printRecord, printTable, processIo, success, withSpinner, type Io } from './output';
 import { tail } from './tail';
+import { addRunCommands } from './run/run-commands';
 
 type Row = Record<string, unknown>;
 
@@ -384,6 +385,9 @@ export function buildProgram(ctx: RunContext): Command {
       const team = o.team || ctx.env.HEADSPACE_TEAM || readConfig(configPath(ctx.env)).team;
       await tail(client(cmd), io, { ...o, team, json: flags(cmd).json, signal: ctx.signal });
     });
+
+  // ---- runs ------------------------------------------------------------------------------------
+  addRunCommands(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) });
 
   return program;
 }
