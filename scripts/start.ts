@@ -1,14 +1,20 @@
 /**
  * `npm start` supervisor (run by scripts/headspace-env.sh after infrastructure and migrations):
- * spawns the five services, prefixes their output, waits for every GET /health/ready to answer
- * 200, prints where each listens, and stops them all on Ctrl-C / SIGTERM.
+ * spawns the five services, waits for every GET /health/ready to answer 200, prints where each
+ * listens, then runs the example (scripts/example-run.ts) with live progress and a summary, and
+ * keeps the platform up until Ctrl-C / SIGTERM. While the example runs, service logs go to
+ * `.headspace/logs/<service>.log` and only warnings and errors reach the terminal.
+ *
+ * `npm start -- --services-only` skips the example; `--exit` (or HS_EXIT_AFTER_RUN=1) stops
+ * everything after the summary, with exit code 0 only when the run completed.
  *
  * Env: HS_<APP>_PORT (e.g. HS_GATEWAY_PORT, HS_COST_GOVERNOR_PORT), HS_READY_TIMEOUT_MS (default
  * 120000), HS_STOP_GRACE_MS (default 10000), LOG_LEVEL; DATABASE_URL and NATS_URL are passed on.
  */
 import { serviceCommand } from './service-command';
+import { exampleEnv, runExample } from './example-run';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { tcpOpen } from '../libs/testing/src/infra/util';
@@ -22,6 +28,13 @@ const SERVICES = [
 ] as const;
 
 const ROOT = join(__dirname, '..');
+/** The checkout (npm start runs from it): examples/ and .headspace/ live here. */
+const REPO = process.env.HS_ROOT ?? process.cwd();
+const SERVICES_ONLY = process.argv.includes('--services-only');
+const EXIT_AFTER_RUN = process.argv.includes('--exit') || process.env.HS_EXIT_AFTER_RUN === '1';
+/** Full service logs go here; the terminal shows the run (and the services' warnings and errors). */
+let quiet = false;
+const logDir = join(REPO, '.headspace', 'logs');
 const READY_TIMEOUT_MS = Number(process.env.HS_READY_TIMEOUT_MS ?? 120_000);
 const STOP_GRACE_MS = Number(process.env.HS_STOP_GRACE_MS ?? 10_000);
 const LOG_TAIL = 15;
@@ -50,21 +63,29 @@ function entrypoint(name: string): string[] {
   return serviceCommand(name, join(__dirname, '..'), ROOT);
 }
 
-function launch(name: string, port: number, index: number): Running {
+const loud = (line: string) => !/"level":"(trace|debug|info)"/.test(line) && !/\bLOG\b.*\[(InstanceLoader|RoutesResolver|RouterExplorer|NestFactory|NestApplication)\]/.test(line);
+
+function launch(name: string, port: number, index: number, extraEnv: Record<string, string>): Running {
   const child = spawn(process.execPath, entrypoint(name), {
     cwd: ROOT,
-    env: { ...process.env, HTTP_PORT: String(port), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', SERVICE_NAME: name },
+    env: { ...extraEnv, ...process.env, HTTP_PORT: String(port), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', SERVICE_NAME: name },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const running: Running = { name, port, child, tail: [] };
   const label = name.padEnd(width);
   const prefix = useColor ? `\x1b[${COLORS[index % COLORS.length]}m${label}\x1b[0m | ` : `${label} | `;
+  let log: WriteStream | undefined;
+  if (!SERVICES_ONLY) {
+    mkdirSync(logDir, { recursive: true });
+    log = createWriteStream(join(logDir, `${name}.log`), { flags: 'a' });
+  }
   for (const stream of [child.stdout, child.stderr]) {
     if (!stream) continue;
     createInterface({ input: stream }).on('line', (line) => {
       running.tail.push(line);
       if (running.tail.length > LOG_TAIL) running.tail.shift();
-      process.stdout.write(`${prefix}${line}\n`);
+      log?.write(`${line}\n`);
+      if (!quiet || loud(line)) process.stdout.write(`${prefix}${line}\n`);
     });
   }
   child.once('exit', (code, signal) => (running.exited = signal ? `signal ${signal}` : `exit code ${code}`));
@@ -130,7 +151,10 @@ async function main(): Promise<number> {
   }
 
   say(`starting ${plan.map((s) => s.name).join(', ')} (DATABASE_URL and NATS_URL from the environment)`);
-  const services = plan.map((s, i) => launch(s.name, s.port, i));
+  const extraEnv = SERVICES_ONLY ? {} : exampleEnv(REPO);
+  if (!SERVICES_ONLY) say(`service logs: ${logDir}/<service>.log`);
+  quiet = !SERVICES_ONLY;
+  const services = plan.map((s, i) => launch(s.name, s.port, i, extraEnv));
   let stopping = false;
   const shutdown = async (why: string, code: number) => {
     if (stopping) return;
@@ -157,14 +181,31 @@ async function main(): Promise<number> {
   const cols = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (r: string[]) => r.map((c, i) => c.padEnd(cols[i])).join('  ');
   process.stdout.write(`\n${line(head)}\n${cols.map((w) => '-'.repeat(w)).join('  ')}\n${rows.map(line).join('\n')}\n\n`);
-  say('all services ready; Ctrl-C stops them');
-
   for (const s of services) {
     const died = () => void shutdown(`${s.name} stopped unexpectedly (${s.exited ?? 'exited'})`, 1);
     if (s.exited) died();
     else s.child.once('exit', died);
   }
-  return new Promise<number>(() => undefined); // run until a signal or a service exit
+  if (SERVICES_ONLY) {
+    say('all services ready; Ctrl-C stops them');
+    return new Promise<number>(() => undefined); // run until a signal or a service exit
+  }
+
+  const gateway = services.find((s) => s.name === 'gateway')!;
+  const stop = new AbortController();
+  process.once('SIGINT', () => stop.abort());
+  const summary = await runExample(REPO, `http://127.0.0.1:${gateway.port}`, stop.signal).catch((error: unknown) => {
+    say(`the example run could not be followed: ${(error as Error).message}`);
+    return undefined;
+  });
+  const ok = summary?.view.phase === 'completed';
+  quiet = false;
+  if (EXIT_AFTER_RUN) {
+    await shutdown(ok ? 'example run finished' : 'example run did not complete', ok ? 0 : 1);
+    return ok ? 0 : 1;
+  }
+  say(`the platform is still up: API http://127.0.0.1:${gateway.port}/api/docs (admin token in .headspace/admin-token); Ctrl-C stops it`);
+  return new Promise<number>(() => undefined);
 }
 
 main().then(

@@ -7,3 +7,4 @@ export { tail, formatEvent, type TailOptions } from './tail';
 export * from './run/run-progress';
 export { followRun, type FollowOptions } from './run/follow-run';
 export { startRunFromGoal, teamNameFor } from './run/run-commands';
+export { processIo, type Io } from './output';

@@ -65,6 +65,12 @@ export class TokenRepository {
     return rows[0] ? toToken(rows[0]) : undefined;
   }
 
+  /** Whether a token with this hash was ever stored (revoked or not). */
+  async knownHash(hash: Buffer): Promise<boolean> {
+    const { rowCount } = await this.pool.query(`SELECT 1 FROM ${this.table} WHERE token_hash = $1`, [hash]);
+    return (rowCount ?? 0) > 0;
+  }
+
   /** Un-revokes the token with this hash; true when there was one. */
   async reactivate(hash: Buffer): Promise<boolean> {
     const { rowCount } = await this.pool.query(`UPDATE ${this.table} SET revoked_at = NULL WHERE token_hash = $1`, [hash]);

@@ -31,7 +31,8 @@ export class TokenService implements OnApplicationBootstrap {
       const fromEnv = this.config.HS_ADMIN_TOKEN;
       if (fromEnv) {
         if (await this.repository.findActiveByHash(hashToken(fromEnv))) return;
-        if (hasActive) return;
+        // A revoked HS_ADMIN_TOKEN stays revoked while other tokens exist; a new one is stored.
+        if (hasActive && (await this.repository.knownHash(hashToken(fromEnv)))) return;
         // Locked out (no active token at all) and the operator names this token: honour it again.
         if (await this.repository.reactivate(hashToken(fromEnv))) {
           this.logger.warn('no active API token: re-activated the revoked HS_ADMIN_TOKEN');

@@ -84,6 +84,27 @@ describe('first start without tokens', () => {
       await second?.close();
     }
   });
+
+  it('a new HS_ADMIN_TOKEN is stored even when other tokens exist, and a revoked one stays revoked while they do', async () => {
+    const first = await startGatewayHarness({ label: 'gwenvnew', teamManager: false });
+    const fresh = `hst_${'n'.repeat(40)}`;
+    let second: GatewayHarness | undefined;
+    let third: GatewayHarness | undefined;
+    try {
+      const created = (await first.call({ method: 'POST', url: '/api/v1/tokens', payload: { name: 'ops', role: 'admin', teams: '*' } }, first.adminToken)).json();
+      await first.close(true);
+      second = await startGatewayHarness({ label: 'gwenvnew', teamManager: false, db: first.db, env: { HS_ADMIN_TOKEN: fresh } });
+      expect((await second.call({ method: 'GET', url: '/api/v1/tokens' }, fresh)).statusCode).toBe(200);
+      const { rows } = await second.db.pool.query(`SELECT id FROM gateway.api_tokens WHERE token_hash = $1`, [createHash('sha256').update(fresh).digest()]);
+      const stored = rows[0];
+      expect((await second.call({ method: 'DELETE', url: `/api/v1/tokens/${stored.id}` }, created.token)).statusCode).toBe(204);
+      await second.close(true);
+      third = await startGatewayHarness({ label: 'gwenvnew', teamManager: false, db: first.db, env: { HS_ADMIN_TOKEN: fresh } });
+      expect((await third.call({ method: 'GET', url: '/api/v1/tokens' }, fresh)).statusCode).toBe(401);
+    } finally {
+      await third?.close();
+    }
+  });
 });
 
 describe('HS_ADMIN_TOKEN', () => {
@@ -100,6 +121,27 @@ describe('HS_ADMIN_TOKEN', () => {
       expect((await second.call({ method: 'GET', url: '/api/v1/tokens' }, first.adminToken)).statusCode).toBe(200);
     } finally {
       await second?.close();
+    }
+  });
+
+  it('a new HS_ADMIN_TOKEN is stored even when other tokens exist, and a revoked one stays revoked while they do', async () => {
+    const first = await startGatewayHarness({ label: 'gwenvnew', teamManager: false });
+    const fresh = `hst_${'n'.repeat(40)}`;
+    let second: GatewayHarness | undefined;
+    let third: GatewayHarness | undefined;
+    try {
+      const created = (await first.call({ method: 'POST', url: '/api/v1/tokens', payload: { name: 'ops', role: 'admin', teams: '*' } }, first.adminToken)).json();
+      await first.close(true);
+      second = await startGatewayHarness({ label: 'gwenvnew', teamManager: false, db: first.db, env: { HS_ADMIN_TOKEN: fresh } });
+      expect((await second.call({ method: 'GET', url: '/api/v1/tokens' }, fresh)).statusCode).toBe(200);
+      const { rows } = await second.db.pool.query(`SELECT id FROM gateway.api_tokens WHERE token_hash = $1`, [createHash('sha256').update(fresh).digest()]);
+      const stored = rows[0];
+      expect((await second.call({ method: 'DELETE', url: `/api/v1/tokens/${stored.id}` }, created.token)).statusCode).toBe(204);
+      await second.close(true);
+      third = await startGatewayHarness({ label: 'gwenvnew', teamManager: false, db: first.db, env: { HS_ADMIN_TOKEN: fresh } });
+      expect((await third.call({ method: 'GET', url: '/api/v1/tokens' }, fresh)).statusCode).toBe(401);
+    } finally {
+      await third?.close();
     }
   });
 });
