@@ -2,6 +2,9 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { PlatformModule } from '@headspace/platform';
 import { join } from 'node:path';
 import { SERVICE, type AppConfig } from './config';
+import { OrchestratorStoreModule } from './orchestrator-store.module';
+import { RunsModule } from './runs/runs.module';
+import { SessionsModule } from './sessions/sessions.module';
 import { TeamsModule } from './teams/teams.module';
 
 @Module({})
@@ -11,7 +14,10 @@ export class AppModule {
       module: AppModule,
       imports: [
         PlatformModule.forRoot({ service: SERVICE, config, migrationsDirs: [join(__dirname, 'migrations')] }),
+        OrchestratorStoreModule,
         TeamsModule,
+        SessionsModule,
+        RunsModule,
       ],
     };
   }

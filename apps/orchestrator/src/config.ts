@@ -1,11 +1,40 @@
 import type { ServiceName } from '@headspace/contracts';
 import { baseConfigSchema, portSchema } from '@headspace/platform';
-import type { z } from 'zod';
+import { join } from 'node:path';
+import { z } from 'zod';
 
 export const SERVICE: ServiceName = 'orchestrator';
 
+const ms = (min: number, max: number) => z.coerce.number({ error: 'must be a number of milliseconds' }).int().min(min).max(max);
+
 export const configSchema = baseConfigSchema.extend({
   HTTP_PORT: portSchema(3002),
+  /** Real Claude when set; without it the in-process Messages-API simulator answers ("simulated"). Never logged. */
+  ANTHROPIC_API_KEY: z.string().min(1).optional(),
+  /** Any Messages-API-compatible server (a proxy, a gateway, a simulator elsewhere). */
+  ANTHROPIC_BASE_URL: z.url({ error: 'must be an http(s) URL' }).optional(),
+  /** Extra simulator scenario directories (PATH-style list), preferred over the shipped ones. */
+  HS_SIMULATOR_SCENARIOS: z.string().optional(),
+  /** Per-attempt timeout of a model call. */
+  LLM_TIMEOUT_MS: ms(1_000, 3_600_000).default(600_000),
+  /** Retries of 429/5xx/529 and connection errors, with backoff. */
+  LLM_MAX_RETRIES: z.coerce.number({ error: 'must be a whole number' }).int().min(0).max(10).default(4),
+  /** Where run checkouts and persona worktrees live. */
+  HS_WORKSPACES_DIR: z.string().min(1).default(join(process.cwd(), '.headspace', 'runs')),
+  /** Personas' skill files and learnings (`<home>/personas/<persona>/learnings.md`). */
+  HS_AGENT_HOME: z.string().min(1).default(join(process.cwd(), '.headspace', 'agents')),
+  /** A session's lease; an instance that stops renewing it loses the session to another after this long. */
+  SESSION_LEASE_MS: ms(1_000, 3_600_000).default(30_000),
+  /** How often running sessions nobody holds are looked for (and resumed). */
+  SESSION_SWEEP_MS: ms(100, 3_600_000).default(5_000),
+  /** Model calls a session may make before it ends as max_turns. */
+  SESSION_MAX_TURNS: z.coerce.number({ error: 'must be a whole number' }).int().min(1).max(1_000).default(60),
+  /** max_tokens of each model call. */
+  SESSION_MAX_OUTPUT_TOKENS: z.coerce.number({ error: 'must be a whole number' }).int().min(256).max(128_000).default(8_192),
+  /** Share of the context window (0–1) at which a session hands off to a fresh one. */
+  SESSION_HANDOFF_THRESHOLD: z.coerce.number({ error: 'must be a number between 0.1 and 0.99' }).min(0.1).max(0.99).default(0.8),
+  /** How often active runs are reconciled without a triggering event. */
+  RUN_SWEEP_MS: ms(100, 3_600_000).default(5_000),
 });
 
 export type AppConfig = z.output<typeof configSchema>;

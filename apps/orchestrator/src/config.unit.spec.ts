@@ -17,4 +17,14 @@ describe('orchestrator config', () => {
       'Invalid configuration for orchestrator: HTTP_PORT must be a number between 1 and 65535',
     );
   });
+
+  it('runs simulated unless an API key is set, and never shows the key in an error', () => {
+    expect(loadConfig(configSchema, env, SERVICE).ANTHROPIC_API_KEY).toBeUndefined();
+    expect(() => loadConfig(configSchema, { ...env, ANTHROPIC_API_KEY: 'sk-secret', ANTHROPIC_BASE_URL: 'not a url' }, SERVICE)).toThrow(/ANTHROPIC_BASE_URL must be an http\(s\) URL/);
+    expect(() => loadConfig(configSchema, { ...env, ANTHROPIC_API_KEY: 'sk-secret', ANTHROPIC_BASE_URL: 'not a url' }, SERVICE)).not.toThrow(/sk-secret/);
+  });
+
+  it('names a handoff threshold outside 0.1–0.99', () => {
+    expect(() => loadConfig(configSchema, { ...env, SESSION_HANDOFF_THRESHOLD: '1.5' }, SERVICE)).toThrow(/SESSION_HANDOFF_THRESHOLD must be a number between 0.1 and 0.99/);
+  });
 });

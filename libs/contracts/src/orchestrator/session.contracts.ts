@@ -45,6 +45,10 @@ export const sessionStarted = defineEvent({
     continuesSession: id.optional(),
     /** The first user message (task, handoff and mail already composed in). */
     prompt: z.string().max(400_000),
+    /** Absolute directory the session's tools work in (a git worktree); none: a session without workspace tools. */
+    workspace: z.string().max(4_096).optional(),
+    /** What kind of work this is, named in the system prompt (`Situation: …`) — and the simulator's scenario key. */
+    situation: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/).optional(),
     startedAt: at,
   }),
 });

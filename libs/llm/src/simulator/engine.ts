@@ -67,11 +67,11 @@ export function readContext(req: Pick<MessagesRequest, 'system' | 'messages'>): 
 }
 
 /**
- * The most specific scenario for (persona, situation): exact persona and situation, then exact
- * persona with situation `*`, then persona `*` with the exact situation, then `*`/`*`; at equal
- * specificity one whose `prompt` matches the first user message wins, and one whose `prompt` does
- * not match is never chosen. Remaining ties go to the earlier scenario in the list (extra scenario
- * directories come first), then the lowest id. Failing all, the scenario with id `default`.
+ * The most specific scenario for the conversation: one whose `prompt` regex matches the first user
+ * message (it names the very task) beats any without; then exact persona and situation, exact
+ * persona with situation `*`, persona `*` with the exact situation, `*`/`*`. A scenario whose
+ * `prompt` does not match is never chosen. Remaining ties go to the earlier scenario in the list
+ * (extra scenario directories come first). Failing all, the scenario with id `default`.
  */
 export function selectScenario(scenarios: readonly Scenario[], persona: string, situation: string, firstUserText = ''): Scenario | undefined {
   let best: { s: Scenario; score: number } | undefined;
@@ -80,7 +80,7 @@ export function selectScenario(scenarios: readonly Scenario[], persona: string, 
     const q = s.situation === situation ? 2 : s.situation === '*' ? 0 : -1;
     if (p < 0 || q < 0) continue;
     if (s.prompt !== undefined && !new RegExp(s.prompt, 'i').test(firstUserText)) continue;
-    const score = p + q + (s.prompt !== undefined ? 1 : 0);
+    const score = p + q + (s.prompt !== undefined ? 8 : 0);
     if (!best || score > best.score) best = { s, score };
   }
   return best?.s ?? scenarios.find((s) => s.id === 'default');

@@ -44,6 +44,9 @@ describe('scenario selection', () => {
     ];
     expect(selectScenario(byTask, 'may', 'implement-task', 'Task T2: Add the CLI')?.id).toBe('t2');
     expect(selectScenario(byTask, 'may', 'implement-task', 'Task T9: other')?.id).toBe('any-impl');
+    // A task script beats even an exact persona + situation scenario.
+    expect(selectScenario([...scenarios, ...byTask], 'con', 'implement-task', 'Task T1: topWords')?.id).toBe('t1');
+    expect(selectScenario([...scenarios, ...byTask], 'con', 'implement-task', 'Task T9: other')?.id).toBe('con-impl');
     expect(readContext(req({ messages: [{ role: 'user', content: 'Task T1: x' }, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'next' }] })).firstUserText).toBe('Task T1: x');
   });
 

@@ -1,0 +1,89 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { waitFor } from '@headspace/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGatewayHarness, type GatewayHarness } from '../testing/gateway-harness';
+
+const repo = resolve(__dirname, '../../../..');
+let h: GatewayHarness;
+let workspaces: string;
+
+interface RunView {
+  runId: string;
+  phase: string;
+  simulated: boolean;
+  verdict: string | null;
+  resultDir: string | null;
+  branch: string | null;
+  qaRounds: number;
+  tasks: Array<{ key: string; status: string; persona: string | null; origin: string }>;
+}
+
+beforeAll(async () => {
+  workspaces = await mkdtemp(join(tmpdir(), 'hs-example-run-'));
+  h = await startGatewayHarness({
+    label: 'examplerun',
+    orchestrator: true,
+    costGovernor: true,
+    env: {
+      HS_WORKSPACES_DIR: join(workspaces, 'runs'),
+      HS_AGENT_HOME: join(workspaces, 'agents'),
+      HS_SIMULATOR_SCENARIOS: join(repo, 'examples', 'scenarios', 'word-stats'),
+      RUN_SWEEP_MS: '500',
+      SESSION_SWEEP_MS: '500',
+    },
+  });
+}, 120_000);
+afterAll(async () => {
+  await h?.close();
+  await rm(workspaces, { recursive: true, force: true });
+});
+
+describe('the example run on the simulator', () => {
+  it('goes workshop → spec → tasks → build → QA (a failure sent back and fixed) → review, ending with the change committed and the project’s tests passing', async () => {
+    const goal = await readFile(join(repo, 'examples', 'word-stats', 'GOAL.md'), 'utf8');
+    const started = await h.call(
+      { method: 'POST', url: '/api/v1/teams/word-stats/runs', payload: { goal, source: join(repo, 'examples', 'word-stats'), mode: 'v3', operator: 'auto' }, headers: { 'idempotency-key': 'example-run-1' } },
+      h.adminToken,
+    );
+    expect(started.statusCode).toBe(201);
+    const { runId } = started.json() as { runId: string };
+
+    const view = await waitFor(
+      async () => {
+        const res = await h.call({ method: 'GET', url: `/api/v1/teams/word-stats/runs/${runId}` }, h.adminToken);
+        const v = res.json() as RunView;
+        if (v.phase === 'failed') throw new Error(`run failed: ${JSON.stringify(v)}`);
+        return v.phase === 'completed' ? v : undefined;
+      },
+      { timeoutMs: 240_000, intervalMs: 500, message: 'the example run to complete' },
+    );
+
+    expect(view).toMatchObject({ simulated: true, verdict: 'done', qaRounds: 2 });
+    expect(view.tasks.map((t) => [t.key, t.status, t.origin])).toEqual([
+      ['T1', 'merged', 'plan'],
+      ['T2', 'merged', 'plan'],
+      ['F1-1', 'merged', 'qa-fix'],
+    ]);
+    const author = view.tasks.find((t) => t.key === 'T1')!.persona;
+    expect(view.tasks.find((t) => t.key === 'F1-1')!.persona).toBe(author);
+
+    // The result: committed on the run branch, and the example's own tests pass there.
+    const dir = view.resultDir!;
+    expect(execFileSync('git', ['status', '--porcelain'], { cwd: dir, encoding: 'utf8' })).toBe('');
+    const log = execFileSync('git', ['log', '--format=%s', view.branch!], { cwd: dir, encoding: 'utf8' });
+    expect(log).toContain('Merge F1-1');
+    const tests = execFileSync(process.execPath, ['--test'], { cwd: dir, encoding: 'utf8' });
+    expect(tests).toMatch(/(ℹ|#) fail 0/);
+    expect(tests).toMatch(/(ℹ|#) pass 1[0-9]/);
+    const cli = execFileSync(process.execPath, ['bin/word-stats.js'], { cwd: dir, input: 'b a b', encoding: 'utf8' });
+    expect(cli).toBe('2 b\n1 a\n');
+
+    // Costs are attributed per persona of the run.
+    const spend = await h.call({ method: 'GET', url: `/api/v1/usage/spend?team=word-stats&project=${runId}&groupBy=persona` }, h.adminToken);
+    const personas = (spend.json() as { groups: Array<{ key: string; costMicros: string }> }).groups.map((g) => g.key).sort();
+    expect(personas).toEqual(expect.arrayContaining(['gavin', 'robbo', 'verner', author]));
+  });
+});
