@@ -1,3 +1,4 @@
+import { MODEL_TABLE } from '@headspace/llm';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,7 +83,7 @@ describe('runtime settings for a persona agent type', () => {
     const s = toAgentRuntimeSettings(def, { model: 'claude-sonnet-4-5-20250929', env: { GH_TOKEN: 't0k' } });
     expect(s).toMatchObject({
       agentType: 'researcher',
-      model: 'claude-haiku-4-5-20251001',
+      model: MODEL_TABLE.haiku.id,
       tools: ['Read', 'Glob', 'Grep'],
       systemPrompt: '## Memory\nRemember the monorepo layout.\n\nResearch.',
       effort: 'deep',
@@ -91,7 +92,7 @@ describe('runtime settings for a persona agent type', () => {
     });
     const inherit = toAgentRuntimeSettings({ ...def, model: 'inherit' }, { model: 'claude-opus-4-6' });
     expect(inherit.model).toBe('claude-opus-4-6');
-    expect(toAgentRuntimeSettings({ ...def, model: 'sonnet' }, { model: 'x' }).model).toBe('claude-sonnet-4-5-20250929');
+    expect(toAgentRuntimeSettings({ ...def, model: 'sonnet' }, { model: 'x' }).model).toBe(MODEL_TABLE.sonnet.id);
   });
 });
 

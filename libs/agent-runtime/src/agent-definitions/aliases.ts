@@ -1,12 +1,16 @@
+import { MODEL_TABLE } from '@headspace/llm';
+
 /**
  * Seed 003 Requirement 8.4 model aliases and the tool aliases an agent file may use. Tool names
  * are the runtime's (Read, Write, Edit, Glob, Grep, Bash, …); patterns such as `Bash(git:*)` keep
  * their argument and get the canonical tool name.
  */
+
+/** The aliases resolve through libs/llm's model table: one place names the current models. */
 export const MODEL_ALIASES = {
-  sonnet: 'claude-sonnet-4-5-20250929',
-  opus: 'claude-opus-4-6',
-  haiku: 'claude-haiku-4-5-20251001',
+  sonnet: MODEL_TABLE.sonnet.id,
+  opus: MODEL_TABLE.opus.id,
+  haiku: MODEL_TABLE.haiku.id,
 } as const;
 
 export type ModelAlias = keyof typeof MODEL_ALIASES | 'inherit';

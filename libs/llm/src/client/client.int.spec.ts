@@ -45,7 +45,7 @@ describe('LLM client telemetry and request building', () => {
       'gen_ai.usage.cache_creation.input_tokens': 600,
       'gen_ai.usage.cache_read.input_tokens': 0,
       'headspace.llm.effort': 'standard',
-      'headspace.llm.thinking_budget': 10_000,
+      'headspace.llm.output_effort': 'medium',
       'headspace.llm.simulated': true,
     });
     expect(spans[0].attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
@@ -72,8 +72,11 @@ describe('LLM client telemetry and request building', () => {
       messages: [{ role: 'user', content: 'x' }],
     });
     expect(body.model).toBe(MODEL_TABLE.opus.id);
-    expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 50_000 });
-    expect(body.max_tokens).toBeGreaterThan(50_000);
+    expect(body.thinking).toEqual({ type: 'adaptive' });
+    expect(body.output_config).toEqual({ effort: 'high' });
+    const older = toMessageParams({ model: 'inherit', parentModel: 'claude-opus-4-5', maxTokens: 1_000, effort: 'deep', messages: [{ role: 'user', content: 'x' }] });
+    expect(older.thinking).toEqual({ type: 'enabled', budget_tokens: 50_000 });
+    expect(older.max_tokens).toBeGreaterThan(50_000);
     expect(toMessageParams({ model: 'haiku', maxTokens: 500, messages: [] }).thinking).toBeUndefined();
   });
 });

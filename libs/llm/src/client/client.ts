@@ -68,6 +68,7 @@ export function toMessageParams(request: LlmRequest): Anthropic.MessageCreatePar
     const settings = thinkingSettings({ effort, model, maxTokens, maxOutputTokens: cap });
     body.thinking = settings.thinking;
     body.max_tokens = settings.max_tokens;
+    if (settings.outputEffort) body.output_config = { ...body.output_config, effort: settings.outputEffort };
   } else if (thinking !== undefined) {
     body.thinking = thinking;
   }
@@ -118,6 +119,7 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
           'headspace.llm.stream': stream,
           ...(effort ? { 'headspace.llm.effort': effort } : {}),
           ...(body.thinking?.type === 'enabled' ? { 'headspace.llm.thinking_budget': body.thinking.budget_tokens } : {}),
+          ...(body.output_config?.effort ? { 'headspace.llm.output_effort': body.output_config.effort } : {}),
         },
       },
       fn,

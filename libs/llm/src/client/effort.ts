@@ -26,11 +26,26 @@ export function thinkingBudgetFor(effort: EffortLevel, model: string): number {
   return THINKING_BUDGETS[effectiveEffort(effort, model)];
 }
 
+/**
+ * How a model takes its thinking settings. Claude 4.5 and older take a token budget
+ * (`thinking.type: enabled`); Claude 4.6 and the 5 generation think adaptively — a manual budget is
+ * deprecated there or refused with a 400 — and take an effort level in `output_config.effort`.
+ */
+export type ThinkingMode = 'budget' | 'adaptive';
+export function thinkingModeFor(model: string): ThinkingMode {
+  return /^claude-(opus|sonnet|haiku|fable|mythos)-(4-[6-9]|[5-9])/.test(model) || model === 'claude-mythos-preview' ? 'adaptive' : 'budget';
+}
+
+/** Seed 003 Req 12's levels on adaptive models, where a token budget cannot be set. */
+export const ADAPTIVE_EFFORT: Readonly<Record<EffortLevel, 'low' | 'medium' | 'high'>> = { quick: 'low', standard: 'medium', deep: 'high' };
+
 export interface ThinkingSettings {
   effort: EffortLevel;
-  thinking: Anthropic.ThinkingConfigEnabled;
-  /** Always greater than the thinking budget, as the API requires. */
+  thinking: Anthropic.ThinkingConfigEnabled | Anthropic.ThinkingConfigAdaptive;
+  /** On budget models always greater than the thinking budget, as the API requires. */
   max_tokens: number;
+  /** `output_config.effort` for adaptive models. */
+  outputEffort?: 'low' | 'medium' | 'high';
 }
 
 /**
@@ -45,6 +60,10 @@ export function thinkingSettings(opts: {
   maxOutputTokens?: number;
 }): ThinkingSettings {
   const effort = effectiveEffort(opts.effort, opts.model);
+  if (thinkingModeFor(opts.model) === 'adaptive') {
+    const maxTokens = opts.maxOutputTokens !== undefined ? Math.min(opts.maxTokens, opts.maxOutputTokens) : opts.maxTokens;
+    return { effort, thinking: { type: 'adaptive' }, max_tokens: maxTokens, outputEffort: ADAPTIVE_EFFORT[effort] };
+  }
   const budget = THINKING_BUDGETS[effort];
   let maxTokens = opts.maxTokens > budget ? opts.maxTokens : budget + DEFAULT_ANSWER_TOKENS;
   if (opts.maxOutputTokens !== undefined) maxTokens = Math.min(maxTokens, opts.maxOutputTokens);

@@ -1,6 +1,7 @@
 import { ErrorCodes } from '@headspace/contracts';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ANSWER_TOKENS, effectiveEffort, thinkingBudgetFor, thinkingSettings } from './effort';
+import { DEFAULT_ANSWER_TOKENS, effectiveEffort, thinkingBudgetFor, thinkingModeFor, thinkingSettings } from './effort';
+import { toMessageParams } from './client';
 
 describe('effort levels and thinking budgets', () => {
   it('maps quick, standard and deep to 2,000, 10,000 and 50,000 budget tokens', () => {
@@ -11,7 +12,7 @@ describe('effort levels and thinking budgets', () => {
 
   it('keeps Haiku at quick whatever effort is asked for', () => {
     expect(effectiveEffort('deep', 'claude-haiku-5-5')).toBe('quick');
-    expect(thinkingSettings({ effort: 'deep', model: 'claude-haiku-5-5', maxTokens: 8_000 })).toEqual({
+    expect(thinkingSettings({ effort: 'deep', model: 'claude-haiku-4-5-20251001', maxTokens: 8_000 })).toEqual({
       effort: 'quick',
       thinking: { type: 'enabled', budget_tokens: 2_000 },
       max_tokens: 8_000,
@@ -19,20 +20,33 @@ describe('effort levels and thinking budgets', () => {
   });
 
   it('keeps a max_tokens that already exceeds the budget', () => {
-    const s = thinkingSettings({ effort: 'standard', model: 'claude-sonnet-5-5', maxTokens: 16_000 });
+    const s = thinkingSettings({ effort: 'standard', model: 'claude-sonnet-4-5-20250929', maxTokens: 16_000 });
     expect(s.max_tokens).toBe(16_000);
-    expect(s.thinking.budget_tokens).toBe(10_000);
+    expect(s.thinking).toEqual({ type: 'enabled', budget_tokens: 10_000 });
   });
 
   it('raises max_tokens above the budget when it would not exceed it', () => {
-    const s = thinkingSettings({ effort: 'deep', model: 'claude-opus-5-5', maxTokens: 50_000 });
+    const s = thinkingSettings({ effort: 'deep', model: 'claude-opus-4-5', maxTokens: 50_000 });
     expect(s.max_tokens).toBe(50_000 + DEFAULT_ANSWER_TOKENS);
-    expect(s.max_tokens).toBeGreaterThan(s.thinking.budget_tokens);
+    expect(s.thinking).toEqual({ type: 'enabled', budget_tokens: 50_000 });
   });
 
   it('fails with LLM.THINKING_BUDGET_INVALID when the output cap cannot hold the budget', () => {
     expect(() =>
-      thinkingSettings({ effort: 'deep', model: 'claude-opus-5-5', maxTokens: 1_000, maxOutputTokens: 32_000 }),
+      thinkingSettings({ effort: 'deep', model: 'claude-opus-4-5', maxTokens: 1_000, maxOutputTokens: 32_000 }),
     ).toThrow(expect.objectContaining({ code: ErrorCodes.llmThinkingBudgetInvalid, field: 'max_tokens' }));
+  });
+
+  it('on adaptive-thinking models (Claude 4.6 and 5.x) sends adaptive thinking with the effort level instead of a budget', () => {
+    expect(thinkingModeFor('claude-sonnet-5-5')).toBe('adaptive');
+    expect(thinkingModeFor('claude-opus-4-6')).toBe('adaptive');
+    expect(thinkingModeFor('claude-sonnet-4-5-20250929')).toBe('budget');
+    expect(thinkingSettings({ effort: 'deep', model: 'claude-opus-5-5', maxTokens: 8_000 })).toEqual({ effort: 'deep', thinking: { type: 'adaptive' }, max_tokens: 8_000, outputEffort: 'high' });
+    expect(thinkingSettings({ effort: 'deep', model: 'claude-haiku-5-5', maxTokens: 8_000 }).outputEffort).toBe('low');
+  });
+
+  it('puts the adaptive effort into output_config of the request body', () => {
+    const body = toMessageParams({ model: 'sonnet', maxTokens: 4_000, effort: 'standard', messages: [{ role: 'user', content: 'hi' }] });
+    expect(body).toMatchObject({ thinking: { type: 'adaptive' }, output_config: { effort: 'medium' }, max_tokens: 4_000 });
   });
 });

@@ -17,9 +17,9 @@ export interface ModelInfo {
  * installed `@anthropic-ai/sdk` knows). Change a model here and nowhere else.
  */
 export const MODEL_TABLE: Readonly<Record<Exclude<ModelAlias, 'inherit'>, ModelInfo>> = {
-  opus: { id: 'claude-opus-5-5', family: 'opus', contextWindow: 200_000, maxOutputTokens: 128_000 },
-  sonnet: { id: 'claude-sonnet-5-5', family: 'sonnet', contextWindow: 200_000, maxOutputTokens: 64_000 },
-  haiku: { id: 'claude-haiku-5-5', family: 'haiku', contextWindow: 200_000, maxOutputTokens: 64_000 },
+  opus: { id: 'claude-opus-5-5', family: 'opus', contextWindow: 1_000_000, maxOutputTokens: 128_000 },
+  sonnet: { id: 'claude-sonnet-5-5', family: 'sonnet', contextWindow: 1_000_000, maxOutputTokens: 128_000 },
+  haiku: { id: 'claude-haiku-5-5', family: 'haiku', contextWindow: 1_000_000, maxOutputTokens: 128_000 },
 };
 
 export const DEFAULT_CONTEXT_WINDOW = 200_000;
