@@ -34,6 +34,7 @@ const SERVICES_ONLY = process.argv.includes('--services-only');
 const EXIT_AFTER_RUN = process.argv.includes('--exit') || process.env.HS_EXIT_AFTER_RUN === '1';
 /** Full service logs go here; the terminal shows the run (and the services' warnings and errors). */
 let quiet = false;
+const shown = new Set<string>();
 const logDir = join(REPO, '.headspace', 'logs');
 const READY_TIMEOUT_MS = Number(process.env.HS_READY_TIMEOUT_MS ?? 120_000);
 const STOP_GRACE_MS = Number(process.env.HS_STOP_GRACE_MS ?? 10_000);
@@ -85,7 +86,12 @@ function launch(name: string, port: number, index: number, extraEnv: Record<stri
       running.tail.push(line);
       if (running.tail.length > LOG_TAIL) running.tail.shift();
       log?.write(`${line}\n`);
-      if (!quiet || loud(line)) process.stdout.write(`${prefix}${line}\n`);
+      if (!quiet) process.stdout.write(`${prefix}${line}\n`);
+      else if (loud(line) && !shown.has(line)) {
+        // Library warnings (e.g. the SDK's model deprecation notice) repeat on every call: once is enough.
+        shown.add(line);
+        process.stdout.write(`${prefix}${line}\n`);
+      }
     });
   }
   child.once('exit', (code, signal) => (running.exited = signal ? `signal ${signal}` : `exit code ${code}`));

@@ -45,7 +45,7 @@ describe('LLM client telemetry and request building', () => {
       'gen_ai.usage.cache_creation.input_tokens': 600,
       'gen_ai.usage.cache_read.input_tokens': 0,
       'headspace.llm.effort': 'standard',
-      'headspace.llm.output_effort': 'medium',
+      'headspace.llm.thinking_budget': 10_000,
       'headspace.llm.simulated': true,
     });
     expect(spans[0].attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);

@@ -46,7 +46,7 @@ describe('effort levels and thinking budgets', () => {
   });
 
   it('puts the adaptive effort into output_config of the request body', () => {
-    const body = toMessageParams({ model: 'sonnet', maxTokens: 4_000, effort: 'standard', messages: [{ role: 'user', content: 'hi' }] });
+    const body = toMessageParams({ model: 'opus', maxTokens: 4_000, effort: 'standard', messages: [{ role: 'user', content: 'hi' }] });
     expect(body).toMatchObject({ thinking: { type: 'adaptive' }, output_config: { effort: 'medium' }, max_tokens: 4_000 });
   });
 });

@@ -13,13 +13,16 @@ export interface ModelInfo {
 }
 
 /**
- * The one table mapping aliases to concrete model ids (the newest of each family that the
- * installed `@anthropic-ai/sdk` knows). Change a model here and nowhere else.
+ * The one table mapping aliases to concrete model ids — seed 003 Req 8.4's: opus → Opus 4.6,
+ * sonnet → Sonnet 4.5, haiku → Haiku 4.5. Change a model here and nowhere else (agent definitions
+ * resolve through it; the cost governor's price table carries the same aliases as data and decides
+ * the model a governed call runs on). Sonnet 4.5 retires on 2026-11-30: moving `sonnet` on is a
+ * change here and a new price table (`prices.update`), see the README.
  */
 export const MODEL_TABLE: Readonly<Record<Exclude<ModelAlias, 'inherit'>, ModelInfo>> = {
-  opus: { id: 'claude-opus-5-5', family: 'opus', contextWindow: 1_000_000, maxOutputTokens: 128_000 },
-  sonnet: { id: 'claude-sonnet-5-5', family: 'sonnet', contextWindow: 1_000_000, maxOutputTokens: 128_000 },
-  haiku: { id: 'claude-haiku-5-5', family: 'haiku', contextWindow: 1_000_000, maxOutputTokens: 128_000 },
+  opus: { id: 'claude-opus-4-6', family: 'opus', contextWindow: 1_000_000, maxOutputTokens: 128_000 },
+  sonnet: { id: 'claude-sonnet-4-5-20250929', family: 'sonnet', contextWindow: 200_000, maxOutputTokens: 64_000 },
+  haiku: { id: 'claude-haiku-4-5-20251001', family: 'haiku', contextWindow: 200_000, maxOutputTokens: 64_000 },
 };
 
 export const DEFAULT_CONTEXT_WINDOW = 200_000;

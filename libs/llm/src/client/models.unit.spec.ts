@@ -44,7 +44,7 @@ describe('model aliases', () => {
     expect(modelFamily(MODEL_TABLE.haiku.id)).toBe('haiku');
     expect(modelFamily('claude-opus-4-6')).toBe('opus');
     expect(modelFamily('mystery')).toBeUndefined();
-    expect(contextWindowFor(MODEL_TABLE.sonnet.id)).toBe(1_000_000);
-    expect(contextWindowFor('claude-sonnet-4-5-20250929')).toBe(200_000);
+    expect(contextWindowFor(MODEL_TABLE.sonnet.id)).toBe(200_000);
+    expect(contextWindowFor(MODEL_TABLE.opus.id)).toBe(1_000_000);
   });
 });

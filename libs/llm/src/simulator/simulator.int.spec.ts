@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLlmClient } from '../client/client';
 import { buildCachedPrompt } from '../client/cache-layers';
+import { MODEL_TABLE } from '../client/models';
 import { startSimulator } from './main';
 import type { RunningSimulator } from './server';
 
@@ -347,8 +348,8 @@ describe('the Headspace client against the simulator', () => {
       messages: [{ role: 'user', content: 'Go' }],
     });
     expect(result.simulated).toBe(true);
-    expect(result.model).toBe('claude-sonnet-5-5');
-    expect(result.message.model).toBe('claude-sonnet-5-5');
+    expect(result.model).toBe(MODEL_TABLE.sonnet.id);
+    expect(result.message.model).toBe(MODEL_TABLE.sonnet.id);
     expect(result.message.content[0].type === 'text' && result.message.content[0].text).toBe(
       '[simulated] Survived the overload.',
     );
