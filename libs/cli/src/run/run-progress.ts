@@ -45,6 +45,12 @@ const PHASES: Record<string, string> = {
   failed: 'Failed',
 };
 
+/** Dollars as people read them: cents from ten cents up, four decimals below (simulated runs cost fractions of a cent). */
+export const formatUsd = (usd: string | number) => {
+  const n = Number(usd);
+  return Number.isFinite(n) ? `$${n >= 0.1 ? n.toFixed(2) : n.toFixed(4)}` : `$${usd}`;
+};
+
 export const formatDuration = (ms: number) => {
   const s = Math.max(0, Math.round(ms / 1000));
   return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
@@ -75,7 +81,7 @@ export function renderRunProgress(view: RunViewLike, costUsd: string | undefined
     lines.push(`  ${(busy ? c.green : c.dim)(p.name.padEnd(nameWidth))}  ${clip(busy ? p.activity : c.dim('idle'), options.width - nameWidth - 4)}`);
   }
   const bar = progressBar(done, total, Math.min(30, options.width - 40));
-  lines.push(`  tasks ${bar} ${done}/${total}${costUsd !== undefined ? `   cost $${costUsd}` : ''}`);
+  lines.push(`  tasks ${bar} ${done}/${total}${costUsd !== undefined ? `   cost ${formatUsd(costUsd)}` : ''}`);
   if (view.waitingFor) lines.push(c.yellow(`  waiting for ${view.waitingFor}`));
   return lines;
 }
@@ -103,8 +109,8 @@ export function renderRunSummary(summary: RunSummary, options: Omit<RenderOption
     `  QA rounds    ${view.qaRounds}`,
   ];
   for (const t of view.tasks) lines.push(c.dim(`    ${t.key.padEnd(6)} ${t.status.padEnd(7)} ${(t.persona ?? '-').padEnd(7)} ${clip(t.subject, options.width - 30)}`));
-  const money = (groups: SpendGroup[]) => groups.map((g) => `${g.key} $${g.costUsd} (${g.calls} calls)`).join(', ') || '-';
-  lines.push(`  cost         $${summary.totalUsd ?? '?'}${view.simulated ? c.dim(' (simulated usage priced at list prices)') : ''}`);
+  const money = (groups: SpendGroup[]) => groups.map((g) => `${g.key} ${formatUsd(g.costUsd)} (${g.calls} calls)`).join(', ') || '-';
+  lines.push(`  cost         ${summary.totalUsd !== undefined ? formatUsd(summary.totalUsd) : '?'}${view.simulated ? c.dim(' (simulated usage priced at list prices)') : ''}`);
   lines.push(`    by persona ${money(summary.byPersona)}`);
   lines.push(`    by model   ${money(summary.byModel)}`);
   if (view.resultDir) lines.push(`  result       ${view.resultDir} (branch ${view.branch})`, c.dim(`               git -C ${view.resultDir} log --oneline ${view.branch}`));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { progressBar, renderRunProgress, renderRunSummary, type RunViewLike } from './run-progress';
+import { formatUsd, progressBar, renderRunProgress, renderRunSummary, type RunViewLike } from './run-progress';
 
 const view: RunViewLike = {
   runId: 'most-frequent-words-1a2b3c4d',
@@ -40,6 +40,12 @@ describe('run progress rendering', () => {
   it('says what the run waits for', () => {
     const lines = renderRunProgress({ ...view, phase: 'spec-review', waitingFor: 'acceptance of the spec' }, undefined, { width: 80, color: false, now: new Date() });
     expect(lines.at(-1)).toBe('  waiting for acceptance of the spec');
+  });
+
+  it('shows dollars to the cent, and small amounts to four decimals', () => {
+    expect(formatUsd('0.157341')).toBe('$0.16');
+    expect(formatUsd('0.016905')).toBe('$0.0169');
+    expect(formatUsd(12.5)).toBe('$12.50');
   });
 
   it('fills the bar in proportion to the tasks done', () => {
