@@ -1,7 +1,7 @@
-import { qaFailureSchema, runTaskSchema, specSchema, type QaFailure, type RunSpec, type RunTask } from '@headspace/contracts';
+import { escalationAnswers, qaFailureSchema, runTaskSchema, specSchema, type QaFailure, type RunSpec, type RunTask } from '@headspace/contracts';
 import { z } from 'zod';
 import { checkTaskGraph } from './task-graph';
-import type { SessionPurpose } from './run.decider';
+import type { EscalationAnswer, SessionPurpose } from './run.state';
 
 /** What a run session produced for its phase, read from `task_result.output` of its reflection. */
 export type PhaseOutput =
@@ -11,6 +11,7 @@ export type PhaseOutput =
   | { kind: 'task'; status: string }
   | { kind: 'qa'; passed: boolean; failures: QaFailure[] }
   | { kind: 'review'; verdict: 'done' | 'issues'; report: string; issues: string[] }
+  | { kind: 'escalation'; decision: EscalationAnswer; note?: string }
   | { kind: 'invalid'; error: string };
 
 const workshopOutput = z.union([
@@ -20,6 +21,8 @@ const workshopOutput = z.union([
 const decomposeOutput = z.object({ tasks: z.array(runTaskSchema).min(1).max(200) });
 const qaOutput = z.object({ passed: z.boolean(), failures: z.array(qaFailureSchema).max(100).default([]) });
 const reviewOutput = z.object({ verdict: z.enum(['done', 'issues']), report: z.string().max(20_000).default(''), issues: z.array(z.string().max(2_000)).max(50).default([]) });
+
+const escalationOutput = z.object({ escalation: z.object({ decision: z.enum(escalationAnswers), note: z.string().max(5_000).optional() }) });
 
 const issuesText = (error: z.ZodError) => error.issues.map((i) => `${i.path.join('.') || 'output'}: ${i.message}`).join('; ');
 
@@ -51,6 +54,10 @@ export function parsePhaseOutput(purpose: SessionPurpose, reflection: Record<str
     case 'review': {
       const parsed = reviewOutput.safeParse(output);
       return parsed.success ? { kind: 'review', ...parsed.data } : { kind: 'invalid', error: issuesText(parsed.error) };
+    }
+    case 'escalation': {
+      const parsed = escalationOutput.safeParse(output);
+      return parsed.success ? { kind: 'escalation', ...parsed.data.escalation } : { kind: 'invalid', error: issuesText(parsed.error) };
     }
   }
 }

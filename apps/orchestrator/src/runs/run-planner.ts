@@ -1,126 +1,153 @@
-import { AUTO_OPERATOR, qaMergeKey, type RunSessionState, type RunState, type SessionPurpose } from './run.decider';
+import { AUTO_OPERATOR } from './run-outcomes';
+import { isSettled, qaMergeKey, type RunSessionState, type RunState, type RunTaskState, type SessionPurpose } from './run.state';
 
-/** What the reconciler should do next for a run. Every action is safe to repeat. */
+/** What the process should do next for a run. Every action is safe to repeat. */
 export type RunAction =
   | { type: 'prepare-workspace' }
-  | { type: 'start-session'; sessionId: string; purpose: SessionPurpose; persona: string; taskKey?: string; round?: number; attempt: number }
+  | { type: 'release-persona'; sessionId: string; leaseId: string }
+  | { type: 'create-team-tasks'; keys: string[] }
+  | {
+      type: 'start-session';
+      sessionId: string;
+      purpose: SessionPurpose;
+      /** The team-manager persona pool to take the persona from, preferring `affinity` when it is free. */
+      pool: string;
+      affinity?: string;
+      taskKey?: string;
+      round?: number;
+      escalationId?: string;
+      attempt: number;
+    }
+  | { type: 'check-approval'; approvalId: string }
   | { type: 'merge'; taskKey: string; persona: string }
   | { type: 'answer-escalation'; escalationId: string; answer: 'continue'; by: string }
   | { type: 'complete' }
   | { type: 'fail'; reason: string };
 
+type StartAction = Extract<RunAction, { type: 'start-session' }>;
+
 /** Attempts a phase session (workshop, decomposition, QA, review) gets before the run fails. */
 export const PHASE_SESSION_ATTEMPTS = 2;
+/** Drafts Gavin may make (v2: the operator turned the earlier ones down) before the run fails. */
+export const MAX_PLAN_DRAFTS = 3;
 
+/** The pools phase sessions take their persona from (seed 000 §5.4). */
+export const PHASE_POOLS = { workshop: 'workshop', decompose: 'pm', qa: 'qa', review: 'review', gavin: 'pm', robbo: 'architecture' } as const;
 const NON_EXECUTION_POOLS = new Set(['workshop', 'architecture', 'review', 'pm', 'qa', 'ops']);
 
 export const sessionIdFor = (runId: string, purpose: SessionPurpose, step: string, attempt: number) => `${runId}.${purpose}.${step}.a${attempt}`;
 /** Session ids start with the run id (which has no dots), so a session event names its run. */
-export const runIdOfSession = (sessionId: string): string | undefined => (/^([a-z0-9][a-z0-9-]*)\.(workshop|decompose|task|qa|review)\./.exec(sessionId) ?? [])[1];
+export const runIdOfSession = (sessionId: string): string | undefined =>
+  (/^([a-z0-9][a-z0-9-]*)\.(workshop|decompose|task|qa|review|escalation)\./.exec(sessionId) ?? [])[1];
 
-const sessionsOf = (state: RunState, purpose: SessionPurpose, match: (s: RunSessionState) => boolean = () => true) =>
-  Object.values(state.sessions).filter((s) => s.purpose === purpose && match(s));
-const active = (state: RunState) => Object.values(state.sessions).filter((s) => !s.ended);
-const busyPersonas = (state: RunState) => new Set(active(state).map((s) => s.persona));
-
-function firstOf(state: RunState, pool: string, fallback: string): string {
-  return state.started?.roster.pools[pool]?.[0] ?? fallback;
-}
+const sessionsOf = (state: RunState, prefix: string) => Object.values(state.sessions).filter((s) => s.sessionId.startsWith(prefix));
+const running = (state: RunState) => Object.values(state.sessions).filter((s) => !s.ended);
 
 /** A phase step (e.g. QA round 2) gets a new session while earlier attempts ended without output. */
-function phaseSession(state: RunState, purpose: SessionPurpose, step: string, persona: string, round?: number): RunAction[] {
-  const previous = sessionsOf(state, purpose, (s) => s.sessionId.startsWith(`${state.started!.runId}.${purpose}.${step}.`));
+function phaseSession(state: RunState, purpose: SessionPurpose, step: string, pool: string, extra: Partial<StartAction> = {}): RunAction[] {
+  const runId = state.started!.runId;
+  const previous = sessionsOf(state, `${runId}.${purpose}.${step}.`);
   if (previous.some((s) => !s.ended)) return [];
-  if (previous.length >= PHASE_SESSION_ATTEMPTS) {
-    return [{ type: 'fail', reason: `${purpose} ${step} produced no usable output after ${previous.length} sessions` }];
-  }
+  if (previous.length >= PHASE_SESSION_ATTEMPTS) return [{ type: 'fail', reason: `${purpose} ${step} produced no usable output after ${previous.length} sessions` }];
   const attempt = previous.length + 1;
-  return [{ type: 'start-session', sessionId: sessionIdFor(state.started!.runId, purpose, step, attempt), purpose, persona, attempt, ...(round ? { round } : {}) }];
+  return [{ type: 'start-session', sessionId: sessionIdFor(runId, purpose, step, attempt), purpose, pool, attempt, ...extra }];
 }
 
-/** Personas who build: members of execution pools (not Robbo, Gavin, Verner or Leon's pools). */
+/** Builders' pools: every pool of the roster but Robbo's, Gavin's, Verner's and Leon's. */
 function executionPools(state: RunState): Record<string, string[]> {
   return Object.fromEntries(Object.entries(state.started!.roster.pools).filter(([pool]) => !NON_EXECUTION_POOLS.has(pool)));
 }
 
 /**
- * Who takes a task: its author first when free (a QA fix or merge conflict goes back to whoever
- * wrote the code), else the first free persona of the task's pool in pool order (FIFO); a task
- * whose skill domain has no pool is cross-cutting and goes to the generalist — the builder in the
- * most pools. Nobody free → it waits (pool exhaustion).
+ * Where a task's persona comes from: its skill pool, preferring its author (a QA fix or a merge
+ * conflict goes back to whoever wrote the code) or the persona of its last attempt. A task whose
+ * skill domain has no pool is cross-cutting (seed 000 §8.3): it goes to the generalist — the
+ * builder in the most pools — through one of the generalist's pools.
  */
-export function choosePersona(state: RunState, pool: string, author: string | undefined, busy: Set<string>): string | undefined {
-  if (author && !busy.has(author)) return author;
+export function poolFor(state: RunState, t: RunTaskState): { pool: string; affinity?: string } {
+  const affinity = t.task.author ?? (t.attempts > 0 ? t.persona : undefined);
   const pools = executionPools(state);
-  const members = pools[pool] ?? generalists(pools);
-  return members.find((p) => !busy.has(p));
-}
-
-function generalists(pools: Record<string, string[]>): string[] {
+  if (pools[t.task.pool]) return { pool: t.task.pool, ...(affinity ? { affinity } : {}) };
   const counts = new Map<string, number>();
   for (const members of Object.values(pools)) for (const p of members) counts.set(p, (counts.get(p) ?? 0) + 1);
-  return [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([p]) => p);
+  const generalist = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+  const pool = Object.entries(pools).find(([, members]) => members.includes(affinity ?? generalist ?? ''))?.[0] ?? t.task.pool;
+  return { pool, ...((affinity ?? generalist) ? { affinity: affinity ?? generalist } : {}) };
 }
 
 function execution(state: RunState): RunAction[] {
   const started = state.started!;
+  const merges: RunAction[] = state.taskOrder.filter((k) => state.tasks[k].status === 'done').map((k) => ({ type: 'merge', taskKey: k, persona: state.tasks[k].persona! }));
+  if (merges.length) return merges; // merge before starting dependants: they build on the merged work
   const actions: RunAction[] = [];
+  let busy = running(state).length;
   for (const key of state.taskOrder) {
     const t = state.tasks[key];
-    if (t.status === 'done') actions.push({ type: 'merge', taskKey: key, persona: t.persona! });
-  }
-  if (actions.length) return actions; // merge before starting dependants: they build on the merged work
-  const busy = busyPersonas(state);
-  let running = active(state).length;
-  for (const key of state.taskOrder) {
-    const t = state.tasks[key];
-    if (t.status !== 'pending' || running >= started.limits.maxConcurrentAgents) continue;
-    if (!t.task.dependsOn.every((d) => ['merged', 'skipped'].includes(state.tasks[d]?.status ?? ''))) continue;
-    const persona = choosePersona(state, t.task.pool, t.task.author ?? (t.attempts > 0 ? t.persona : undefined), busy);
-    if (!persona) continue;
-    busy.add(persona);
-    running++;
+    if (t.status !== 'pending' || busy >= started.limits.maxConcurrentAgents) continue;
+    if (!t.task.dependsOn.every((d) => isSettled(state, d))) continue;
+    busy++;
     const attempt = t.attempts + 1;
-    actions.push({ type: 'start-session', sessionId: sessionIdFor(started.runId, 'task', key, attempt), purpose: 'task', persona, taskKey: key, attempt });
+    actions.push({ type: 'start-session', sessionId: sessionIdFor(started.runId, 'task', key, attempt), purpose: 'task', taskKey: key, attempt, ...poolFor(state, t) });
   }
   return actions;
 }
 
-export function nextActions(state: RunState): RunAction[] {
-  if (state.status !== 'active' || !state.started) return [];
-  const started = state.started;
-  if (!state.workspace) return [{ type: 'prepare-workspace' }];
+function escalations(state: RunState): RunAction[] | undefined {
+  const open = Object.values(state.escalations).filter((e) => !e.answer);
+  if (!open.length) return undefined;
+  return open.flatMap((e): RunAction[] => {
+    if (e.to === 'operator') return state.started!.operator === 'auto' ? [{ type: 'answer-escalation', escalationId: e.escalationId, answer: 'continue', by: AUTO_OPERATOR }] : [];
+    return phaseSession(state, 'escalation', e.escalationId, PHASE_POOLS[e.to], { affinity: e.to, escalationId: e.escalationId });
+  });
+}
 
-  const open = Object.entries(state.escalations).filter(([, e]) => !e.answer);
-  if (open.length) {
-    return started.operator === 'auto' ? open.map(([escalationId]) => ({ type: 'answer-escalation' as const, escalationId, answer: 'continue' as const, by: AUTO_OPERATOR })) : [];
-  }
+function phaseActions(state: RunState): RunAction[] {
+  const started = state.started!;
   const unmergedQa = state.qaReports.find((r) => !r.merged);
-  if (unmergedQa) return [{ type: 'merge', taskKey: qaMergeKey(unmergedQa.round), persona: firstOf(state, 'qa', 'verner') }];
-
+  if (unmergedQa) {
+    const qaSession = Object.values(state.sessions).find((s) => s.purpose === 'qa' && s.round === unmergedQa.round);
+    return [{ type: 'merge', taskKey: qaMergeKey(unmergedQa.round), persona: qaSession?.persona ?? 'verner' }];
+  }
   switch (state.phase) {
     case 'workshop': {
       if (state.pendingQuestions) return []; // the operator answers
       const round = state.answers.length + 1;
       if (round > started.limits.maxWorkshopRounds) return [{ type: 'fail', reason: `No spec after ${started.limits.maxWorkshopRounds} workshop rounds` }];
-      return phaseSession(state, 'workshop', `r${round}`, firstOf(state, 'workshop', 'robbo'), round);
+      return phaseSession(state, 'workshop', `r${round}`, PHASE_POOLS.workshop, { round });
     }
-    case 'spec-review':
+    case 'decomposition': {
+      const draft = state.rejections.length + 1;
+      if (draft > MAX_PLAN_DRAFTS) return [{ type: 'fail', reason: `The operator turned down ${MAX_PLAN_DRAFTS} drafts of the plan` }];
+      return phaseSession(state, 'decompose', `d${draft}`, PHASE_POOLS.decompose);
+    }
     case 'tasks-review':
-      return []; // the operator accepts or edits
-    case 'decomposition':
-      return phaseSession(state, 'decompose', 'plan', firstOf(state, 'pm', 'gavin'));
+      return state.proposal?.approvalId ? [{ type: 'check-approval', approvalId: state.proposal.approvalId }] : [];
     case 'execution':
       return execution(state);
     case 'qa': {
       const last = state.qaReports.at(-1);
       const round = last && last.round >= state.qaRounds ? last.round + 1 : Math.max(1, state.qaRounds);
-      return phaseSession(state, 'qa', `r${round}`, firstOf(state, 'qa', 'verner'), round);
+      return phaseSession(state, 'qa', `r${round}`, PHASE_POOLS.qa, { round });
     }
     case 'review':
-      if (state.review) return [{ type: 'complete' }];
-      return phaseSession(state, 'review', 'final', firstOf(state, 'review', 'robbo'));
+      return state.review ? [{ type: 'complete' }] : phaseSession(state, 'review', 'final', PHASE_POOLS.review);
     default:
-      return [];
+      return []; // spec-review: the operator accepts
   }
+}
+
+/** Ended sessions whose persona still holds its pool lease. */
+const releases = (state: RunState): RunAction[] =>
+  Object.values(state.sessions)
+    .filter((s): s is RunSessionState & { leaseId: string } => s.ended && !s.released && s.leaseId !== undefined)
+    .map((s) => ({ type: 'release-persona', sessionId: s.sessionId, leaseId: s.leaseId }));
+
+/** The next steps of a run, decided from its state alone (level-triggered: the same state gives the same steps). */
+export function nextActions(state: RunState): RunAction[] {
+  const free = releases(state);
+  if (state.status !== 'active' || !state.started) return free;
+  if (!state.workspace) return [...free, { type: 'prepare-workspace' }];
+  const unlisted = state.taskOrder.filter((k) => !state.tasks[k].teamTaskId);
+  const listed: RunAction[] = unlisted.length ? [{ type: 'create-team-tasks', keys: unlisted }] : [];
+  return [...free, ...listed, ...(escalations(state) ?? phaseActions(state))];
 }

@@ -1,3 +1,5 @@
+import type { MergeResult } from '../workspace/run-workspace';
+
 /** A session the run asks the orchestrator's session supervisor to run. */
 export interface RunSessionStart {
   sessionId: string;
@@ -13,23 +15,29 @@ export interface RunSessionStart {
   situation: string;
 }
 
-/** The outcome of a session as recorded in its stream, once it has ended. */
-export interface RunSessionOutcome {
-  exitReason: string;
-  summary: string;
-  filesModified: string[];
-  reflection?: Record<string, unknown>;
-}
-
+/**
+ * Starts run sessions. Their outcome is not asked for: it comes back as the session's own events
+ * in the store (`session.reflected`, `session.ended`), which the run process reads.
+ */
 export interface RunSessionsPort {
   /** True when the model is the offline simulator (shown to people as "simulated"). */
   readonly simulated: boolean;
-  /** Starts (or, if it exists already, makes sure it runs) a session. */
+  /** Records and launches the session (starting an existing session id again must be harmless). */
   start(start: RunSessionStart): Promise<void>;
-  /** The outcome when the session has ended, else undefined. */
-  outcome(sessionId: string): Promise<RunSessionOutcome | undefined>;
 }
 export const RUN_SESSIONS = Symbol('RUN_SESSIONS');
+
+/** The run's git workspace: an integration checkout plus one worktree per persona. Every operation is idempotent. */
+export interface RunWorkspacePort {
+  /** Makes (or reopens) the run's checkout from `source` (a git repository or a plain directory). */
+  prepare(runId: string, source: string): Promise<{ dir: string; branch: string; baseCommit: string }>;
+  worktreeFor(runId: string, persona: string): Promise<string>;
+  commit(runId: string, persona: string, message: string): Promise<{ commit?: string; files: string[] }>;
+  /** Merges the persona's branch into the run branch; a conflict is aborted and reported, never forced. */
+  mergeTask(runId: string, persona: string, task: { id: string; subject: string }): Promise<MergeResult>;
+  head(runId: string): Promise<string>;
+}
+export const RUN_WORKSPACE = Symbol('RUN_WORKSPACE');
 
 export interface RunSettings {
   /** Where run checkouts and persona worktrees live. */

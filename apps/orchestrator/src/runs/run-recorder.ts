@@ -1,19 +1,24 @@
 import { runStreamId } from '@headspace/contracts';
+import { createHash } from 'node:crypto';
 import { foldEvents, type EventStore, type RecordedEvent } from '@headspace/event-store';
 import { runDecider, type RunCommand, type RunEvent, type RunState } from './run.decider';
 
 /**
  * Loads a run and records commands against it at the exact stream version. Command ids come from
  * the command's step (a session, a merge, an answer), so a step repeated after a crash or by a
- * second reconciler appends nothing new; a concurrent writer makes this one fail and retry.
+ * second process appends nothing new; a concurrent writer makes this one fail and retry.
  */
 export class RunRecorder {
+  private current: RunState;
+
   private constructor(
     private readonly store: EventStore,
     readonly runId: string,
     private history: RunEvent[],
     private version: bigint,
-  ) {}
+  ) {
+    this.current = foldEvents(runDecider, history);
+  }
 
   static async load(store: EventStore, runId: string): Promise<RunRecorder> {
     const recorded = (await store.readStream(runStreamId(runId))) as Array<RecordedEvent & RunEvent>;
@@ -21,7 +26,7 @@ export class RunRecorder {
   }
 
   get state(): RunState {
-    return foldEvents(runDecider, this.history);
+    return this.current;
   }
 
   get events(): readonly RunEvent[] {
@@ -35,26 +40,37 @@ export class RunRecorder {
   async record(command: RunCommand): Promise<RunEvent[]> {
     const events = runDecider.decide(command, this.state);
     if (events.length === 0) return events;
-    const result = await this.store.append(runStreamId(this.runId), events, { expected: this.version === 0n ? 'no-stream' : this.version, commandId: stepId(command) });
+    const result = await this.store.append(runStreamId(this.runId), events, { expected: this.version === 0n ? 'no-stream' : this.version, commandId: stepId(command, this.state) });
     this.history = [...this.history, ...events];
+    this.current = events.reduce(runDecider.evolve, this.current);
     this.version = result.nextExpectedVersion;
     return events;
   }
 }
 
-function stepId(command: RunCommand): string {
+/** The command id of a run step: event ids derive from it, so it must name the step, not the attempt at it. */
+function stepId(command: RunCommand, state: RunState): string {
   const run = command.runId;
   switch (command.type) {
     case 'start-session':
       return `${run}:session:${command.sessionId}`;
     case 'record-session-outcome':
       return `${run}:outcome:${command.sessionId}`;
+    case 'record-persona-queued':
+      return `${run}:queued:${command.sessionId}:${command.requestId}`;
+    case 'record-persona-released':
+      return `${run}:released:${command.sessionId}`;
+    case 'record-tasks-created':
+      return `${run}:tasks-created:${createHash('sha256').update(command.tasks.map((t) => t.key).join(',')).digest('hex').slice(0, 16)}`;
     case 'record-merge':
       return `${run}:merge:${command.taskKey}:${command.result.status}`;
     case 'answer-escalation':
       return `${run}:escalation:${command.escalationId}`;
     case 'answer-questions':
-      return `${run}:answer:${command.now}`;
+      return `${run}:answer:r${state.pendingQuestions?.round ?? 0}`;
+    case 'approve-tasks':
+    case 'reject-tasks':
+      return `${run}:plan-decision:d${state.drafts}`;
     default:
       return `${run}:${command.type}`;
   }

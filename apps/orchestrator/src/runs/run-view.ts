@@ -1,5 +1,5 @@
 import type { RunView } from '@headspace/contracts';
-import type { RunState, SessionPurpose } from './run.decider';
+import type { RunState, RunTaskState, SessionPurpose } from './run.state';
 
 const doing: Record<SessionPurpose, string> = {
   workshop: 'workshopping the goal',
@@ -7,13 +7,16 @@ const doing: Record<SessionPurpose, string> = {
   task: 'building',
   qa: 'testing against the spec',
   review: 'reviewing the result',
+  escalation: 'answering an escalation',
 };
+
+const viewStatus = (status: RunTaskState['status']) => (status === 'skipped' ? 'failed' : status === 'conflicted' ? 'done' : status);
 
 /** What an operator is being asked for, if the run waits on them. */
 export function waitingFor(state: RunState): string | null {
   if (state.status !== 'active') return null;
-  const open = Object.entries(state.escalations).find(([, e]) => !e.answer && e.to === 'operator');
-  if (open) return `an answer to escalation ${open[0]}: ${open[1].subject}`;
+  const open = Object.values(state.escalations).find((e) => !e.answer && e.to === 'operator');
+  if (open) return `an answer to escalation ${open.escalationId}: ${open.subject}`;
   if (state.pendingQuestions) return 'answers to Robbo’s questions';
   if (state.phase === 'spec-review') return 'acceptance of the spec';
   if (state.phase === 'tasks-review') return 'approval of Gavin’s tasks';
@@ -47,11 +50,13 @@ export function runView(state: RunState, activity: Record<string, string | undef
     questions: state.pendingQuestions?.questions ?? [],
     tasks: state.taskOrder.map((key) => {
       const t = state.tasks[key];
-      return { key, subject: t.task.subject, pool: t.task.pool, status: t.status === 'skipped' ? 'failed' : t.status, persona: t.persona ?? null, attempts: t.attempts, origin: t.task.origin };
+      return { key, subject: t.task.subject, pool: t.task.pool, status: viewStatus(t.status), persona: t.persona ?? null, attempts: t.attempts, origin: t.task.origin };
     }),
     personas: [...personas.entries()].map(([persona, act]) => ({ persona, name: s.roster.names[persona] ?? persona.charAt(0).toUpperCase() + persona.slice(1), activity: act })),
+    progress: { tasksDone: state.taskOrder.filter((k) => state.tasks[k].status === 'merged').length, tasksTotal: state.taskOrder.length },
+    costUsd: null,
     qaRounds: state.qaReports.length,
-    escalations: Object.entries(state.escalations).map(([escalationId, e]) => ({ escalationId, to: e.to, subject: e.subject, answered: e.answer !== undefined })),
+    escalations: Object.values(state.escalations).map((e) => ({ escalationId: e.escalationId, from: e.from, to: e.to, subject: e.subject, answered: e.answer !== undefined })),
     resultDir: state.result?.resultDir ?? state.workspace?.dir ?? null,
     branch: state.result?.branch ?? state.workspace?.branch ?? null,
     verdict: state.result?.verdict ?? null,

@@ -1,38 +1,44 @@
 import { Module } from '@nestjs/common';
-import { EventStore } from '@headspace/event-store';
 import { APP_CONFIG } from '@headspace/platform';
 import type { AppConfig } from '../config';
 import { LlmBackendProvider } from '../sessions/ports/llm-backend.provider';
 import { SessionSupervisor } from '../sessions/session-supervisor';
 import { SessionsModule } from '../sessions/sessions.module';
-import { RUN_SESSIONS, RUN_SETTINGS, type RunSettings } from './run-ports';
-import { SupervisorRunSessions } from './supervisor-run-sessions.adapter';
 import { AnswerRunHandler } from './answer-run/answer-run.handler';
 import { GetRunHandler } from './get-run/get-run.handler';
-import { RunReconciler } from './run-reconciler';
+import { GitRunWorkspace } from './git-run-workspace';
+import { ListRunsHandler } from './list-runs/list-runs.handler';
+import { RUN_SESSIONS, RUN_SETTINGS, RUN_WORKSPACE, type RunSettings } from './run-ports';
+import { RunProcess } from './run.process';
 import { RunsProjection } from './runs.projection';
 import { StartRunHandler } from './start-run/start-run.handler';
+import { SupervisorRunSessions } from './supervisor-run-sessions.adapter';
 
-/** Runs: the reconciler, its projection and handlers, on the orchestrator's own agent sessions. */
+/**
+ * Runs: the run process, its projection and the start/answer/get/list handlers, on the
+ * orchestrator's own agent sessions (RUN_SESSIONS) and a git workspace per run (RUN_WORKSPACE).
+ */
 @Module({
   imports: [SessionsModule],
   providers: [
-    RunReconciler,
+    RunProcess,
     RunsProjection,
     StartRunHandler,
     AnswerRunHandler,
     GetRunHandler,
+    ListRunsHandler,
     {
       provide: RUN_SESSIONS,
-      inject: [SessionSupervisor, EventStore, LlmBackendProvider],
-      useFactory: (supervisor: SessionSupervisor, store: EventStore, llm: LlmBackendProvider) => new SupervisorRunSessions(supervisor, store, llm.simulated),
+      inject: [SessionSupervisor, LlmBackendProvider],
+      useFactory: (supervisor: SessionSupervisor, llm: LlmBackendProvider) => new SupervisorRunSessions(supervisor, llm.simulated),
     },
     {
       provide: RUN_SETTINGS,
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig): RunSettings => ({ workspacesDir: config.HS_WORKSPACES_DIR, sweepMs: config.RUN_SWEEP_MS }),
     },
+    { provide: RUN_WORKSPACE, inject: [RUN_SETTINGS], useFactory: (settings: RunSettings) => new GitRunWorkspace(settings.workspacesDir) },
   ],
-  exports: [RunReconciler, StartRunHandler],
+  exports: [RunProcess, RunsProjection, StartRunHandler, AnswerRunHandler, GetRunHandler, ListRunsHandler, RUN_SESSIONS, RUN_WORKSPACE, RUN_SETTINGS],
 })
 export class RunsModule {}

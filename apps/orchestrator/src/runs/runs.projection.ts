@@ -1,11 +1,14 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { runEvents } from '@headspace/contracts';
-import { EventStore, ProcessorRunner, quoteIdent, type RecordedEvent } from '@headspace/event-store';
+import { runEvents, runStreamId } from '@headspace/contracts';
+import { EventStore, ProcessorRunner, foldEvents, quoteIdent, type RecordedEvent } from '@headspace/event-store';
 import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
 import type { Pool, PoolClient } from 'pg';
-import { RunRecorder } from './run-recorder';
+import { runDecider, type RunEvent } from './run.decider';
 
-/** The runs list: one row per run with its phase, kept by folding the run's stream on each of its events. */
+/**
+ * The runs list: one row per run with its phase, kept by folding the run's stream (read in the
+ * projection's own transaction, so it is as of the batch) on each of its events.
+ */
 @Injectable()
 export class RunsProjection implements OnApplicationBootstrap, BeforeApplicationShutdown {
   readonly runner: ProcessorRunner;
@@ -38,14 +41,16 @@ export class RunsProjection implements OnApplicationBootstrap, BeforeApplication
   private async handle(events: RecordedEvent[], tx: PoolClient): Promise<void> {
     const runIds = [...new Set(events.map((e) => String((e.data as { runId: string }).runId)))];
     for (const runId of runIds) {
-      const state = (await RunRecorder.load(this.store, runId)).state;
+      const recorded = (await this.store.readStream(runStreamId(runId), { client: tx })) as Array<RecordedEvent & RunEvent>;
+      const state = foldEvents(runDecider, recorded.map(({ type, data }) => ({ type, data }) as RunEvent));
       const s = state.started;
       if (!s) continue;
+      const leases = Object.values(state.sessions).filter((x) => x.leaseId && !x.released).length;
       await tx.query(
-        `INSERT INTO ${this.q}.runs (run_id, team, title, mode, phase, verdict, started_at, updated_at, ended_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, now(), $8)
-         ON CONFLICT (run_id) DO UPDATE SET phase = EXCLUDED.phase, verdict = EXCLUDED.verdict, updated_at = now(), ended_at = EXCLUDED.ended_at`,
-        [runId, s.team, s.title, s.mode, state.phase, state.result?.verdict ?? null, s.startedAt, state.endedAt ?? null],
+        `INSERT INTO ${this.q}.runs (run_id, team, title, mode, phase, verdict, leases_held, started_at, updated_at, ended_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now(), $9)
+         ON CONFLICT (run_id) DO UPDATE SET phase = EXCLUDED.phase, verdict = EXCLUDED.verdict, leases_held = EXCLUDED.leases_held, updated_at = now(), ended_at = EXCLUDED.ended_at`,
+        [runId, s.team, s.title, s.mode, state.phase, state.result?.verdict ?? null, leases, s.startedAt, state.endedAt ?? null],
       );
     }
   }

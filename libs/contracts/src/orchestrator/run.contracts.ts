@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineCommand, defineEvent, defineQuery } from '../messages';
+import type { EventData } from '../messages';
 import { teamNameSchema } from '../team-manager/team.contracts';
 
 /**
@@ -13,8 +14,12 @@ export const runModes = ['v1', 'v2', 'v3'] as const;
 export const operatorModes = ['interactive', 'auto'] as const;
 export const runPhases = ['workshop', 'spec-review', 'decomposition', 'tasks-review', 'execution', 'qa', 'review', 'completed', 'failed'] as const;
 export const qaDecisions = ['send-back', 'fix-test', 'escalate'] as const;
-/** Who works a phase; `task` is a builder's task (also a QA fix or a merge-conflict task). */
-export const runSessionPurposes = ['workshop', 'decompose', 'task', 'qa', 'review'] as const;
+/** Who works a phase; `task` is a builder's task (also a QA fix or a merge-conflict task); `escalation` is Gavin or Robbo answering one. */
+export const runSessionPurposes = ['workshop', 'decompose', 'task', 'qa', 'review', 'escalation'] as const;
+/** Escalation paths (seed 000 §4.7): team → Gavin → Robbo → operator; Verner → Robbo → operator. */
+export const escalationLevels = ['gavin', 'robbo', 'operator'] as const;
+/** continue: go on without it (skip the task / accept QA); retry: one more attempt or QA round; escalate: pass it up. */
+export const escalationAnswers = ['continue', 'retry', 'stop', 'escalate'] as const;
 
 const id = z.string().min(1).max(200);
 const at = z.iso.datetime();
@@ -102,9 +107,36 @@ export const runSessionStarted = ev(
     taskKey: taskKeySchema.optional(),
     attempt: z.number().int().positive(),
     round: z.number().int().positive().optional(),
+    /** The task's subject, so the event reads on its own ("Con started T1 'Add topWords'"). */
+    subject: z.string().max(200).optional(),
+    escalationId: id.optional(),
+    /** The persona pool lease (team-manager) the session runs under, released when it ends. */
+    pool: z.string().max(32).optional(),
+    leaseId: z.string().max(100).optional(),
+    affinity: z.boolean().optional(),
+    /** The persona's git worktree the session works in. */
+    worktree: z.string().max(4_096).optional(),
     at,
   }),
 );
+
+/** No persona of the pool is free (or the team is at its agent limit): the session waits in the team-manager's queue. */
+export const runPersonaQueued = ev(
+  'persona-queued',
+  z.object({
+    runId: id,
+    sessionId: id,
+    purpose: z.enum(runSessionPurposes),
+    taskKey: taskKeySchema.optional(),
+    pool: z.string().max(32),
+    requestId: z.string().max(100),
+    position: z.number().int().positive(),
+    at,
+  }),
+);
+
+/** A session's persona went back to its pool. */
+export const runPersonaReleased = ev('persona-released', z.object({ runId: id, sessionId: id, persona: id, leaseId: z.string().max(100), at }));
 
 /** A run session ended; its phase event (spec, tasks, task outcome, QA or review report) follows. */
 export const runSessionEnded = ev(
@@ -116,7 +148,10 @@ export const runQuestionsAsked = ev('questions-asked', z.object({ runId: id, rou
 export const runQuestionsAnswered = ev('questions-answered', z.object({ runId: id, round: z.number().int().positive(), answer: z.string().min(1).max(20_000), by: id, at }));
 export const runSpecDrafted = ev('spec-drafted', z.object({ runId: id, spec: specSchema, at }));
 export const runSpecAccepted = ev('spec-accepted', z.object({ runId: id, by: id, at }));
-export const runTasksProposed = ev('tasks-proposed', z.object({ runId: id, tasks: z.array(runTaskSchema).min(1).max(200), by: id, at }));
+/** v2: Gavin's draft waits for the operator; `approvalId` is its plan-approval in the team-manager's approvals queue. */
+export const runTasksProposed = ev('tasks-proposed', z.object({ runId: id, tasks: z.array(runTaskSchema).min(1).max(200), by: id, approvalId: z.string().max(100).optional(), at }));
+/** v2: the operator turned Gavin's draft down; Gavin drafts again with the reason. */
+export const runTasksRejected = ev('tasks-rejected', z.object({ runId: id, by: id, reason: z.string().min(1).max(2_000), at }));
 export const runTasksApproved = ev(
   'tasks-approved',
   z.object({ runId: id, tasks: z.array(runTaskSchema).min(1).max(200), by: id, edited: z.boolean(), at }),
@@ -129,11 +164,17 @@ export const runTasksAdded = ev(
     at,
   }),
 );
+/** The run's tasks on the team-manager's task list (with their dependencies): run task key → team task id. */
+export const runTasksCreated = ev(
+  'tasks-created',
+  z.object({ runId: id, team: teamNameSchema, tasks: z.array(z.object({ key: taskKeySchema, taskId: z.string().max(64) })).min(1).max(200), at }),
+);
 export const runTaskFinished = ev(
   'task-finished',
   z.object({
     runId: id,
     taskKey: taskKeySchema,
+    subject: z.string().max(200).optional(),
     persona: id,
     sessionId: id,
     attempt: z.number().int().positive(),
@@ -143,8 +184,10 @@ export const runTaskFinished = ev(
     at,
   }),
 );
-export const runTaskMerged = ev('task-merged', z.object({ runId: id, taskKey: taskKeySchema, commit: z.string().max(64).optional(), files: z.array(z.string().max(1_000)).max(1_000), at }));
-export const runTaskConflicted = ev('task-conflicted', z.object({ runId: id, taskKey: taskKeySchema, files: z.array(z.string().max(1_000)).max(1_000), conflictTaskKey: taskKeySchema, at }));
+const mergeRef = { runId: id, taskKey: taskKeySchema, subject: z.string().max(200).optional(), persona: id.optional() };
+/** A finished task (or Verner's tests of a QA round, key `qa-r<n>`) merged into the run branch. */
+export const runTaskMerged = ev('task-merged', z.object({ ...mergeRef, commit: z.string().max(64).optional(), files: z.array(z.string().max(1_000)).max(1_000), at }));
+export const runTaskConflicted = ev('task-conflicted', z.object({ ...mergeRef, files: z.array(z.string().max(1_000)).max(1_000), conflictTaskKey: taskKeySchema, at }));
 export const runQaReported = ev(
   'qa-reported',
   z.object({ runId: id, round: z.number().int().positive(), passed: z.boolean(), failures: z.array(qaFailureSchema).max(100), summary: text(10_000), at }),
@@ -155,12 +198,36 @@ export const runReviewReported = ev(
 );
 export const runEscalated = ev(
   'escalated',
-  z.object({ runId: id, escalationId: id, from: id, to: z.enum(['gavin', 'robbo', 'operator']), subject: z.string().min(1).max(500), details: text(10_000), at }),
+  z.object({
+    runId: id,
+    escalationId: id,
+    from: id,
+    to: z.enum(escalationLevels),
+    subject: z.string().min(1).max(500),
+    details: text(10_000),
+    /** The task (or QA round, `qa-r<n>`) it is about. */
+    about: z.string().max(40).optional(),
+    at,
+  }),
 );
-export const runEscalationAnswered = ev('escalation-answered', z.object({ runId: id, escalationId: id, answer: z.enum(['continue', 'stop']), note: text(5_000).optional(), by: id, at }));
+export const runEscalationAnswered = ev('escalation-answered', z.object({ runId: id, escalationId: id, answer: z.enum(escalationAnswers), note: text(5_000).optional(), by: id, at }));
+export const runSummarySchema = z.object({
+  tasks: z.number().int().nonnegative(),
+  attempts: z.number().int().nonnegative(),
+  qaRounds: z.number().int().nonnegative(),
+  wallTimeMs: z.number().int().nonnegative(),
+});
 export const runCompleted = ev(
   'completed',
-  z.object({ runId: id, verdict: z.enum(['done', 'issues']), resultDir: z.string().max(4_096), branch: z.string().max(300), headCommit: z.string().max(64), at }),
+  z.object({
+    runId: id,
+    verdict: z.enum(['done', 'issues']),
+    resultDir: z.string().max(4_096),
+    branch: z.string().max(300),
+    headCommit: z.string().max(64),
+    summary: runSummarySchema.optional(),
+    at,
+  }),
 );
 export const runFailed = ev('failed', z.object({ runId: id, reason: z.string().min(1).max(5_000), at }));
 
@@ -168,6 +235,8 @@ export const runEvents = [
   runStarted,
   runWorkspacePrepared,
   runSessionStarted,
+  runPersonaQueued,
+  runPersonaReleased,
   runSessionEnded,
   runQuestionsAsked,
   runQuestionsAnswered,
@@ -175,7 +244,9 @@ export const runEvents = [
   runSpecAccepted,
   runTasksProposed,
   runTasksApproved,
+  runTasksRejected,
   runTasksAdded,
+  runTasksCreated,
   runTaskFinished,
   runTaskMerged,
   runTaskConflicted,
@@ -211,8 +282,15 @@ export const answerRun = defineCommand({
   request: z.discriminatedUnion('kind', [
     z.object({ kind: z.literal('questions'), runId: id, answer: z.string().min(1).max(20_000), by: id.default('operator') }),
     z.object({ kind: z.literal('spec'), runId: id, accept: z.literal(true), by: id.default('operator') }),
-    z.object({ kind: z.literal('tasks'), runId: id, tasks: z.array(runTaskSchema).min(1).max(200).optional(), by: id.default('operator') }),
-    z.object({ kind: z.literal('escalation'), runId: id, escalationId: id, answer: z.enum(['continue', 'stop']), note: text(5_000).optional(), by: id.default('operator') }),
+    /** Approve Gavin's tasks as proposed, approve an edited list (`tasks`), or turn them down (`rejectReason`). */
+    z.object({
+      kind: z.literal('tasks'),
+      runId: id,
+      tasks: z.array(runTaskSchema).min(1).max(200).optional(),
+      rejectReason: z.string().min(1).max(2_000).optional(),
+      by: id.default('operator'),
+    }),
+    z.object({ kind: z.literal('escalation'), runId: id, escalationId: id, answer: z.enum(['continue', 'retry', 'stop']), note: text(5_000).optional(), by: id.default('operator') }),
   ]),
   response: z.object({ runId: z.string(), streamVersion: z.string() }),
 });
@@ -232,8 +310,11 @@ export const runViewSchema = z.object({
     z.object({ key: z.string(), subject: z.string(), pool: z.string(), status: z.enum(['pending', 'running', 'done', 'merged', 'failed']), persona: z.string().nullable(), attempts: z.number(), origin: z.string() }),
   ),
   personas: z.array(z.object({ persona: z.string(), name: z.string(), activity: z.string() })),
+  progress: z.object({ tasksDone: z.number(), tasksTotal: z.number() }),
+  /** Spend of the run so far; null until the cost governor reports it. */
+  costUsd: z.string().nullable(),
   qaRounds: z.number(),
-  escalations: z.array(z.object({ escalationId: z.string(), to: z.string(), subject: z.string(), answered: z.boolean() })),
+  escalations: z.array(z.object({ escalationId: z.string(), from: z.string(), to: z.string(), subject: z.string(), answered: z.boolean() })),
   resultDir: z.string().nullable(),
   branch: z.string().nullable(),
   verdict: z.string().nullable(),
@@ -248,6 +329,125 @@ export const getRun = defineQuery({ service: 'orchestrator', name: 'get-run', re
 export const listRuns = defineQuery({
   service: 'orchestrator',
   name: 'list-runs',
-  request: z.object({ team: teamNameSchema.optional(), limit: z.number().int().min(1).max(200).default(50) }),
-  response: z.object({ runs: z.array(runViewSchema.pick({ runId: true, team: true, title: true, phase: true, mode: true, startedAt: true, endedAt: true, verdict: true })) }),
+  request: z.object({ team: teamNameSchema.optional(), limit: z.number().int().min(1).max(200).default(50), cursor: z.string().min(1).max(300).optional() }),
+  response: z.object({
+    runs: z.array(runViewSchema.pick({ runId: true, team: true, title: true, phase: true, mode: true, startedAt: true, endedAt: true, verdict: true })),
+    /** Newest first; pass it back as `cursor` for the next page, null on the last one. */
+    nextCursor: z.string().nullable(),
+  }),
 });
+
+// ---- one-line summaries -------------------------------------------------------------------------
+
+type RunEventDefinition = (typeof runEvents)[number];
+/** Any event of a run stream, as `{ type, data }`. */
+export type RunStreamEvent = { [D in RunEventDefinition as D['type']]: { type: D['type']; data: EventData<D> } }[RunEventDefinition['type']];
+
+const who = (persona: string) =>
+  persona === 'operator' ? 'The operator' : persona === 'auto-operator' ? 'The auto-operator' : persona.charAt(0).toUpperCase() + persona.slice(1);
+const oneLine = (text: string, max = 120) => {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+};
+const quoted = (subject?: string) => (subject ? ` '${oneLine(subject, 80)}'` : '');
+const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const duration = (ms: number) => {
+  const s = Math.round(ms / 1000);
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
+};
+const qaRoundOf = (key: string) => /^qa-r(\d+)$/.exec(key)?.[1];
+
+function sessionStartedLine(d: EventData<typeof runSessionStarted>): string {
+  const name = who(d.persona);
+  switch (d.purpose) {
+    case 'workshop':
+      return `${name} started workshop round ${d.round ?? 1} on the goal`;
+    case 'decompose':
+      return `${name} started splitting the spec into tasks`;
+    case 'task':
+      return `${name} started ${d.taskKey}${quoted(d.subject)}${d.attempt > 1 ? ` (attempt ${d.attempt})` : ''}`;
+    case 'qa':
+      return `${name} started QA round ${d.round ?? 1}`;
+    case 'review':
+      return `${name} started the final review`;
+    case 'escalation':
+      return `${name} took up escalation ${d.escalationId ?? ''}`.trim();
+  }
+}
+
+/** A human-legible line for any run event ("Con finished T1 'Add topWords'"), for logs, the CLI and the dashboard. */
+export function summariseRunEvent(event: RunStreamEvent): string {
+  switch (event.type) {
+    case 'run.started': {
+      const d = event.data;
+      return `Run '${oneLine(d.title, 80)}' started (${d.mode}, ${d.operator} operator${d.tasks ? `, ${count(d.tasks.length, 'operator task')}` : ''})`;
+    }
+    case 'run.workspace-prepared':
+      return `Workspace ready at ${event.data.dir} on branch ${event.data.branch}`;
+    case 'run.session-started':
+      return sessionStartedLine(event.data);
+    case 'run.persona-queued': {
+      const d = event.data;
+      return `${d.taskKey ?? d.purpose} waits for a free ${d.pool} persona (number ${d.position} in the queue)`;
+    }
+    case 'run.persona-released':
+      return `${who(event.data.persona)} is free again`;
+    case 'run.session-ended': {
+      const d = event.data;
+      return `Session ${d.sessionId} ended (${d.exitReason})${d.outputError ? `: unusable output: ${oneLine(d.outputError, 80)}` : ''}`;
+    }
+    case 'run.questions-asked':
+      return `Robbo asked ${count(event.data.questions.length, 'question')}: ${oneLine(event.data.questions[0], 80)}`;
+    case 'run.questions-answered':
+      return `${who(event.data.by)} answered Robbo's questions (round ${event.data.round})`;
+    case 'run.spec-drafted':
+      return `Robbo drafted the spec: ${count(event.data.spec.acceptanceCriteria.length, 'acceptance criterion').replace(/criterions$/, 'criteria')}`;
+    case 'run.spec-accepted':
+      return `${who(event.data.by)} accepted the spec`;
+    case 'run.tasks-proposed':
+      return `${who(event.data.by)} proposed ${count(event.data.tasks.length, 'task')}${event.data.approvalId ? ` for approval (${event.data.approvalId})` : ''}`;
+    case 'run.tasks-approved':
+      return `${who(event.data.by)} approved ${count(event.data.tasks.length, 'task')}${event.data.edited ? ' (edited)' : ''}`;
+    case 'run.tasks-rejected':
+      return `${who(event.data.by)} turned the tasks down: ${oneLine(event.data.reason, 80)}`;
+    case 'run.tasks-added': {
+      const tasks = event.data.tasks;
+      const [first] = tasks;
+      if (first.origin === 'qa-fix') return `Fix task ${first.key}${quoted(first.subject)} added${first.author ? ` for ${who(first.author)}` : ''}${tasks.length > 1 ? ` (+${tasks.length - 1} more)` : ''}`;
+      if (first.origin === 'merge-conflict') return `Conflict task ${first.key}${quoted(first.subject)} added${first.author ? ` for ${who(first.author)}` : ''}`;
+      return `${count(tasks.length, 'task')} planned: ${tasks.slice(0, 3).map((t) => `${t.key}${quoted(t.subject)}`).join(', ')}${tasks.length > 3 ? ', …' : ''}`;
+    }
+    case 'run.tasks-created':
+      return `${count(event.data.tasks.length, 'task')} put on team ${event.data.team}'s task list`;
+    case 'run.task-finished': {
+      const d = event.data;
+      return d.outcome === 'completed' ? `${who(d.persona)} finished ${d.taskKey}${quoted(d.subject)}` : `${who(d.persona)} did not finish ${d.taskKey}${quoted(d.subject)} (attempt ${d.attempt})`;
+    }
+    case 'run.task-merged': {
+      const round = qaRoundOf(event.data.taskKey);
+      return round ? `Verner's QA tests of round ${round} merged` : `${event.data.taskKey}${quoted(event.data.subject)} merged into the run branch`;
+    }
+    case 'run.task-conflicted':
+      return `Merging ${event.data.taskKey}${quoted(event.data.subject)} conflicted in ${event.data.files.slice(0, 3).join(', ')}: conflict task ${event.data.conflictTaskKey}`;
+    case 'run.qa-reported': {
+      const d = event.data;
+      if (d.passed) return `Verner: QA round ${d.round} passed`;
+      const sentBack = d.failures.filter((f) => f.decision === 'send-back').length;
+      return `Verner: QA round ${d.round} found ${count(d.failures.length, 'failure')}${sentBack ? `, ${sentBack} sent back to the team` : ''}`;
+    }
+    case 'run.review-reported':
+      return event.data.verdict === 'done' ? `Robbo's review: done` : `Robbo's review: ${count(event.data.issues.length, 'issue')} to address`;
+    case 'run.escalated':
+      return `${who(event.data.from)} escalated to ${who(event.data.to)}: ${oneLine(event.data.subject, 100)}`;
+    case 'run.escalation-answered':
+      return `${who(event.data.by)} answered escalation ${event.data.escalationId}: ${event.data.answer}${event.data.note ? ` (${oneLine(event.data.note, 80)})` : ''}`;
+    case 'run.completed': {
+      const d = event.data;
+      const s = d.summary;
+      const stats = s ? `: ${count(s.tasks, 'task')}, ${count(s.attempts, 'attempt')}, ${count(s.qaRounds, 'QA round')} in ${duration(s.wallTimeMs)}` : '';
+      return `Run completed (${d.verdict})${stats}; result on ${d.branch} in ${d.resultDir}`;
+    }
+    case 'run.failed':
+      return `Run failed: ${oneLine(event.data.reason)}`;
+  }
+}

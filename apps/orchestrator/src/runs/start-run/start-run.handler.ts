@@ -1,15 +1,16 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { ErrorCodes, HeadspaceError, listPersonas, runLimitsSchema, startRun, type RequestOf, type RunRoster } from '@headspace/contracts';
+import { Inject, Injectable } from '@nestjs/common';
+import { ErrorCodes, HeadspaceError, listPersonas, runLimitsSchema, startRun, type RunRoster } from '@headspace/contracts';
 import { EventStore } from '@headspace/event-store';
-import { request, serveRequests, type RequestServer } from '@headspace/messaging';
+import { request, type RequestContext } from '@headspace/messaging';
 import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
+import type { z } from 'zod';
 import { RUN_SESSIONS, type RunSessionsPort } from '../run-ports';
 import { RunRecorder } from '../run-recorder';
-import { RunReconciler } from '../run-reconciler';
+import { ServedHandler } from '../served-handler';
 
 /** The run's title: the goal's first heading or line, without markdown. */
 export function titleOf(goal: string): string {
@@ -23,33 +24,26 @@ export function runIdFor(title: string, commandId: string): string {
   return `${slug}-${createHash('sha256').update(commandId).digest('hex').slice(0, 8)}`;
 }
 
-/** `hs.cmd.orchestrator.start-run`: records the run (with the roster it will assign from) and sets it going. */
+/**
+ * `hs.cmd.orchestrator.start-run`: records the run with the roster it will assign from; the run
+ * process (woken by `run.started`) takes it from there.
+ */
 @Injectable()
-export class StartRunHandler implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private server?: RequestServer;
-
+export class StartRunHandler extends ServedHandler<typeof startRun> {
   constructor(
     private readonly store: EventStore,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(RUN_SESSIONS) private readonly sessions: RunSessionsPort,
-    private readonly reconciler: RunReconciler,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.server = serveRequests(this.nc, startRun, async (body, ctx) => this.start(body, ctx.commandId ?? `${Date.now()}`));
+  ) {
+    super(startRun, nc);
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.server?.stop();
-  }
-
-  async start(body: Awaited<ReturnType<typeof startRun.request.parse>> | RequestOf<typeof startRun>, commandId: string) {
-    const input = startRun.request.parse(body);
+  async handle(input: z.output<typeof startRun.request>, ctx: Pick<RequestContext, 'commandId'>) {
     if (!isAbsolute(input.source) || !(await stat(input.source).then((s) => s.isDirectory(), () => false))) {
       throw new HeadspaceError(ErrorCodes.runSourceNotFound, `Run source "${input.source}" is not an absolute path to a directory`, { field: 'source' });
     }
     const title = titleOf(input.goal);
-    const runId = input.runId ?? runIdFor(title, commandId);
+    const runId = input.runId ?? runIdFor(title, ctx.commandId ?? randomUUID());
     const run = await RunRecorder.load(this.store, runId);
     await run.record({
       type: 'start-run',
@@ -66,7 +60,6 @@ export class StartRunHandler implements OnApplicationBootstrap, BeforeApplicatio
       simulated: this.sessions.simulated,
       now: new Date().toISOString(),
     });
-    this.reconciler.trigger(runId);
     return { runId, streamVersion: run.streamVersion.toString() };
   }
 

@@ -1,0 +1,46 @@
+import { RunWorkspace } from '../workspace/run-workspace';
+import type { RunWorkspacePort } from './run-ports';
+
+/** RunWorkspacePort on git (workspace/run-workspace.ts), one RunWorkspace per run under `root`. */
+export class GitRunWorkspace implements RunWorkspacePort {
+  private readonly runs = new Map<string, Promise<RunWorkspace>>();
+
+  constructor(private readonly root: string) {}
+
+  async prepare(runId: string, source: string) {
+    const ws = await this.open(runId, source);
+    return { dir: ws.dir, branch: ws.branch, baseCommit: await ws.head() };
+  }
+
+  async worktreeFor(runId: string, persona: string) {
+    return (await this.get(runId)).worktreeFor(persona);
+  }
+
+  async commit(runId: string, persona: string, message: string) {
+    return (await this.get(runId)).commitWorktree(persona, message);
+  }
+
+  async mergeTask(runId: string, persona: string, task: { id: string; subject: string }) {
+    return (await this.get(runId)).mergeTask(persona, task);
+  }
+
+  async head(runId: string) {
+    return (await this.get(runId)).head();
+  }
+
+  private open(runId: string, source: string): Promise<RunWorkspace> {
+    let ws = this.runs.get(runId);
+    if (!ws) {
+      ws = RunWorkspace.prepare({ runId, source, root: this.root });
+      ws.catch(() => this.runs.delete(runId));
+      this.runs.set(runId, ws);
+    }
+    return ws;
+  }
+
+  private get(runId: string): Promise<RunWorkspace> {
+    const ws = this.runs.get(runId);
+    if (!ws) throw new Error(`Run ${runId}: workspace not prepared in this process`);
+    return ws;
+  }
+}

@@ -1,0 +1,335 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  answerRun,
+  EventRegistry,
+  getApproval,
+  getRun,
+  listPersonas,
+  listRuns,
+  listTasks,
+  runEvents,
+  runStreamId,
+  sessionEvents,
+  sessionStreamId,
+  setSubjectNamespace,
+  startRun,
+  summariseRunEvent,
+  answerApproval,
+  type RunStreamEvent,
+  type RunTask,
+} from '@headspace/contracts';
+import { EventStore, migrate } from '@headspace/event-store';
+import { waitFor } from '@headspace/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+// The harness boots the real team-manager the runs work with; apps never import each other outside tests.
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { startTeamManager, type TeamManagerHarness } from '../../../team-manager/src/testing/team-manager-harness';
+import { SessionRecorder } from '../sessions/session-recorder';
+import { git } from '../workspace/git';
+import { AnswerRunHandler } from './answer-run/answer-run.handler';
+import { GetRunHandler } from './get-run/get-run.handler';
+import { GitRunWorkspace } from './git-run-workspace';
+import { ListRunsHandler } from './list-runs/list-runs.handler';
+import type { RunSessionStart, RunSessionsPort } from './run-ports';
+import { RunRecorder } from './run-recorder';
+import { RunProcess } from './run.process';
+import { RunsProjection } from './runs.projection';
+import type { RunState } from './run.state';
+import { StartRunHandler } from './start-run/start-run.handler';
+
+const schema = 'orchestrator';
+let tm: TeamManagerHarness;
+let store: EventStore;
+let projection: RunsProjection;
+let handlers: Array<{ onApplicationBootstrap(): void; beforeApplicationShutdown(): Promise<void> }>;
+let base: string;
+let source: string;
+let workspace: GitRunWorkspace;
+const spec = { goal: 'Add topWords', acceptanceCriteria: ['ties alphabetical'], constraints: [], outOfScope: [] };
+const task = (key: string, dependsOn: string[], pool = 'backend'): RunTask => ({ key, subject: `Task ${key}`, description: '', pool, acceptanceCriteria: [], dependsOn });
+
+/**
+ * Stands in for model-driven sessions (the one thing these specs do not run for real) the way the
+ * session supervisor does: it records the session's start in its own stream, does the work in the
+ * persona's worktree at once (a builder writes a file named after its task), records the
+ * reflection the model would have ended with and ends the session. `hold` keeps matching sessions
+ * running (started, not ended) until `release`.
+ */
+class ScriptedSessions implements RunSessionsPort {
+  readonly simulated = true;
+  readonly starts: RunSessionStart[] = [];
+  hold?: (s: RunSessionStart) => boolean;
+  private held: RunSessionStart[] = [];
+
+  constructor(private readonly qaFailsFirst = true) {}
+
+  async start(s: RunSessionStart): Promise<void> {
+    this.starts.push(s);
+    const recorder = await SessionRecorder.load(store, s.sessionId);
+    const { sessionId, team, persona, kind, runId, taskId, model, effort, prompt, workspace: dir, situation } = s;
+    await recorder.record({ type: 'start-session', sessionId, team, persona, kind, runId, ...(taskId ? { taskId } : {}), model, effort, runtime: 'built-in', simulated: true, prompt, workspace: dir, situation, now: new Date().toISOString() });
+    if (this.hold?.(s)) this.held.push(s);
+    else await this.finish(s);
+  }
+
+  async release(): Promise<void> {
+    const held = this.held;
+    this.held = [];
+    this.hold = undefined;
+    for (const s of held) await this.finish(s);
+  }
+
+  private async finish(s: RunSessionStart): Promise<void> {
+    const output = await this.work(s);
+    const recorder = await SessionRecorder.load(store, s.sessionId);
+    const reflection = { task_result: { status: 'completed', summary: `${s.persona} done`, files_changed: [], ...(output ? { output } : {}) }, reflection: { what_worked: '', what_didnt: '', confidence: 'high' }, suggested_learnings: [] };
+    await recorder.record({ type: 'record-reflection', sessionId: s.sessionId, reflection, malformed: false, now: new Date().toISOString() });
+    await recorder.record({ type: 'end-session', sessionId: s.sessionId, exitReason: 'completed', summary: `${s.persona} finished`, now: new Date().toISOString() });
+  }
+
+  private async work(s: RunSessionStart): Promise<Record<string, unknown> | undefined> {
+    switch (s.kind) {
+      case 'workshop':
+        return { spec };
+      case 'decomposition':
+        return s.prompt.includes('turned down your earlier plan') ? { tasks: [{ ...task('T1', []), subject: 'Task T1 (redrafted)' }] } : { tasks: [task('T1', []), task('T2', ['T1'])] };
+      case 'task': {
+        const key = s.sessionId.split('.')[2];
+        await writeFile(join(s.workspace, `${key}.txt`), `${key} by ${s.persona}\n`);
+        return undefined;
+      }
+      case 'qa': {
+        const round = Number(/QA round (\d+)/.exec(s.prompt)?.[1]);
+        await mkdir(join(s.workspace, 'qa'), { recursive: true });
+        await writeFile(join(s.workspace, 'qa', 'spec.test.txt'), 'qa tests\n');
+        const fail = this.qaFailsFirst && round === 1;
+        return { passed: !fail, failures: fail ? [{ test: 'n=0', message: 'no RangeError', decision: 'send-back', taskKey: 'T1', details: 'topWords must reject n=0' }] : [] };
+      }
+      default:
+        return { verdict: 'done', report: 'All criteria met', issues: [] };
+    }
+  }
+}
+
+const noSessions: RunSessionsPort = { simulated: true, start: async () => undefined };
+
+beforeAll(async () => {
+  tm = await startTeamManager('runs');
+  setSubjectNamespace(tm.namespace);
+  await migrate(tm.db.pool, { schema, dirs: [join(__dirname, '..', 'migrations')] });
+  store = new EventStore({ pool: tm.db.pool, schema, registry: new EventRegistry([...sessionEvents, ...runEvents]) });
+  projection = new RunsProjection(tm.db.pool, schema, store);
+  projection.onApplicationBootstrap();
+  handlers = [new StartRunHandler(store, tm.nc, noSessions), new AnswerRunHandler(store, tm.nc), new GetRunHandler(store, tm.nc, tm.db.pool, schema), new ListRunsHandler(tm.nc, tm.db.pool, schema)];
+  handlers.forEach((h) => h.onApplicationBootstrap());
+  base = await mkdtemp(join(tmpdir(), 'hs-runs-'));
+  source = join(base, 'project');
+  await mkdir(source, { recursive: true });
+  await writeFile(join(source, 'README.md'), '# project\n');
+  workspace = new GitRunWorkspace(join(base, 'runs'));
+}, 60_000);
+afterAll(async () => {
+  await Promise.all((handlers ?? []).map((h) => h.beforeApplicationShutdown()));
+  await projection?.beforeApplicationShutdown();
+  setSubjectNamespace('');
+  await tm?.close();
+  await rm(base, { recursive: true, force: true });
+});
+
+const processWith = (sessions: RunSessionsPort) => {
+  const p = new RunProcess(store, tm.db.pool, schema, tm.nc, sessions, workspace, { workspacesDir: join(base, 'runs'), sweepMs: 200 });
+  p.onApplicationBootstrap();
+  return p;
+};
+const start = (body: Omit<z.input<typeof startRun.request>, 'goal' | 'source'>) =>
+  tm.send(startRun, { goal: '# Most frequent words\nAdd topWords', source, operator: 'auto', ...body }, { commandId: `start-${Math.random()}` });
+const stateOf = async (runId: string) => (await RunRecorder.load(store, runId)).state;
+const until = (runId: string, done: (s: RunState) => boolean, message: string) =>
+  waitFor(async () => {
+    const s = await stateOf(runId);
+    if (s.status === 'failed') throw new Error(`run failed: ${s.failure}`);
+    return done(s) ? s : undefined;
+  }, { timeoutMs: 30_000, message });
+const completed = (runId: string) => until(runId, (s) => s.status === 'completed', 'the run to complete');
+const eventsOf = async (runId: string) => (await store.readStream(runStreamId(runId))).map(({ type, data }) => ({ type, data }) as RunStreamEvent);
+/** Every persona back in its pool: no leases, nobody queued. */
+const poolsIdle = () => waitFor(async () => {
+  const personas = await tm.send(listPersonas, {});
+  return personas.activeAgents === 0 && personas.queue.length === 0 ? personas : undefined;
+}, { message: 'every persona released' });
+
+describe('run process', () => {
+  it('a v3 run goes workshop → spec → decomposition → execution in dependency order → QA sends a failure back → fix → QA passes → review → completed', async () => {
+    const sessions = new ScriptedSessions();
+    const p = processWith(sessions);
+    try {
+      const { runId } = await start({ team: 'alpha', mode: 'v3' });
+      const state = await completed(runId);
+      expect(sessions.starts.map((s) => `${s.kind}:${s.persona}${s.taskId ? `:${s.taskId}` : ''}`)).toEqual([
+        'workshop:robbo',
+        'decomposition:gavin',
+        `task:con:${runId}-t1`,
+        `task:con:${runId}-t2`,
+        'qa:verner',
+        `task:con:${runId}-f1-1`,
+        'qa:verner',
+        'review:robbo',
+      ]);
+      expect(sessions.starts.map((s) => s.situation)).toEqual(['workshop', 'decompose', 'implement-task', 'implement-task', 'qa', 'implement-task', 'qa', 'review']);
+      expect(sessions.starts[5].prompt).toMatch(/^Task F1-1: Fix: topWords must reject n=0/);
+
+      const checkout = state.workspace!.dir;
+      expect(await readFile(join(checkout, 'T2.txt'), 'utf8')).toBe('T2 by con\n');
+      expect(await readFile(join(checkout, 'F1-1.txt'), 'utf8')).toBe('F1-1 by con\n');
+      const merges = (await git(checkout, ['log', '--format=%s', '--merges'])).stdout.trim().split('\n').reverse();
+      expect(merges).toEqual(['Merge T1 (con): Task T1', 'Merge T2 (con): Task T2', 'Merge qa-r1 (verner): QA tests (qa-r1)', 'Merge F1-1 (con): Fix: topWords must reject n=0']);
+
+      const { tasks } = await tm.send(listTasks, { team: 'alpha' });
+      const board = tasks.filter((t) => t.metadata.run === runId).map((t) => ({ id: t.taskId, status: t.status, owner: t.owner, dependsOn: t.dependsOn }));
+      expect(board).toEqual(
+        expect.arrayContaining([
+          { id: `${runId}-t1`, status: 'completed', owner: 'con', dependsOn: [] },
+          { id: `${runId}-t2`, status: 'completed', owner: 'con', dependsOn: [`${runId}-t1`] },
+          { id: `${runId}-f1-1`, status: 'completed', owner: 'con', dependsOn: [] },
+        ]),
+      );
+      await poolsIdle();
+
+      const lines = (await eventsOf(runId)).map(summariseRunEvent);
+      expect(lines).toEqual(expect.arrayContaining(["Con started T1 'Task T1'", "Con finished T2 'Task T2'", 'Verner: QA round 2 passed', "Fix task F1-1 'Fix: topWords must reject n=0' added for Con", 'Con is free again']));
+      expect(lines.at(-1)).toMatch(/^Run completed \(done\): 3 tasks, 3 attempts, 2 QA rounds in \d+s; result on headspace\/.+\/main in /);
+
+      const view = await tm.send(getRun, { runId });
+      expect(view).toMatchObject({ phase: 'completed', verdict: 'done', progress: { tasksDone: 3, tasksTotal: 3 }, costUsd: null, qaRounds: 2 });
+    } finally {
+      await p.beforeApplicationShutdown();
+    }
+  });
+
+  it('a v1 run builds the operator’s tasks with no decomposition session, side by side from the backend pool', async () => {
+    const sessions = new ScriptedSessions(false);
+    const p = processWith(sessions);
+    try {
+      const { runId } = await start({ team: 'beta', mode: 'v1', tasks: [task('A', []), task('B', [])] });
+      await completed(runId);
+      expect(sessions.starts.some((s) => s.kind === 'decomposition')).toBe(false);
+      expect(sessions.starts.filter((s) => s.kind === 'task').map((s) => s.persona)).toEqual(['con', 'may']);
+      await poolsIdle();
+    } finally {
+      await p.beforeApplicationShutdown();
+    }
+  });
+
+  it('a v2 run waits for the operator at the spec and at Gavin’s plan-approval, and the operator’s edited plan is what gets built', async () => {
+    const sessions = new ScriptedSessions(false);
+    const p = processWith(sessions);
+    try {
+      const { runId } = await start({ team: 'gamma', mode: 'v2', operator: 'interactive' });
+      await until(runId, (s) => s.phase === 'spec-review', 'the spec to wait for the operator');
+      expect((await tm.send(getRun, { runId })).waitingFor).toBe('acceptance of the spec');
+      await tm.send(answerRun, { kind: 'spec', runId, accept: true });
+      const review = await until(runId, (s) => s.phase === 'tasks-review', 'the tasks to wait for the operator');
+      const approvalId = review.proposal!.approvalId!;
+      expect(await tm.send(getApproval, { approvalId })).toMatchObject({ kind: 'plan-approval', status: 'pending', requester: 'gavin', team: 'gamma' });
+
+      await tm.send(answerRun, { kind: 'tasks', runId, tasks: [{ ...task('T1', []), subject: 'Edited by the operator' }] });
+      const done = await completed(runId);
+      expect(done.taskOrder).toEqual(['T1']);
+      expect(done.tasks.T1.task.subject).toBe('Edited by the operator');
+      expect(await tm.send(getApproval, { approvalId })).toMatchObject({ status: 'approved', decidedBy: 'operator' });
+      const approved = (await eventsOf(runId)).find((e) => e.type === 'run.tasks-approved');
+      expect(approved).toMatchObject({ data: { by: 'operator', edited: true } });
+    } finally {
+      await p.beforeApplicationShutdown();
+    }
+  });
+
+  it('a plan turned down in the team-manager’s approvals queue is redrafted by Gavin with the reason, and approved there', async () => {
+    const sessions = new ScriptedSessions(false);
+    const p = processWith(sessions);
+    try {
+      const { runId } = await start({ team: 'delta', mode: 'v2', operator: 'interactive' });
+      await until(runId, (s) => s.phase === 'spec-review', 'the spec');
+      await tm.send(answerRun, { kind: 'spec', runId, accept: true });
+      const first = await until(runId, (s) => s.phase === 'tasks-review', 'the first draft');
+      await tm.send(answerApproval, { approvalId: first.proposal!.approvalId!, decision: 'deny', reason: 'One task is enough', answeredBy: 'operator' });
+      const second = await until(runId, (s) => s.phase === 'tasks-review' && s.rejections.length === 1, 'the second draft');
+      expect(sessions.starts.filter((s) => s.kind === 'decomposition').at(-1)!.prompt).toContain('One task is enough');
+      await tm.send(answerApproval, { approvalId: second.proposal!.approvalId!, decision: 'approve', answeredBy: 'operator' });
+      const done = await completed(runId);
+      expect(done.taskOrder).toEqual(['T1']);
+      expect(done.tasks.T1.task.subject).toBe('Task T1 (redrafted)');
+    } finally {
+      await p.beforeApplicationShutdown();
+    }
+  });
+
+  it('a process that stops mid-execution is replaced by another that finishes the run without starting any session twice', async () => {
+    const sessions = new ScriptedSessions();
+    sessions.hold = (s) => s.kind === 'task';
+    const first = processWith(sessions);
+    const { runId } = await start({ team: 'epsilon', mode: 'v3' });
+    await waitFor(() => (sessions.starts.some((s) => s.kind === 'task') ? true : undefined), { timeoutMs: 30_000, message: 'a builder to start' });
+    await first.beforeApplicationShutdown();
+    await sessions.release(); // the session itself carries on, as the supervisor's would
+
+    const second = processWith(sessions);
+    try {
+      const state = await completed(runId);
+      const ids = sessions.starts.map((s) => s.sessionId);
+      expect(new Set(ids).size).toBe(ids.length);
+      for (const id of Object.keys(state.sessions)) {
+        expect((await store.readStream(sessionStreamId(id))).filter((e) => e.type === 'session.started')).toHaveLength(1);
+      }
+      expect(Object.keys(state.sessions).filter((id) => id.includes('.task.T1.'))).toHaveLength(1);
+      await poolsIdle();
+    } finally {
+      await second.beforeApplicationShutdown();
+    }
+  });
+
+  it('a run that fails while its builders work gives their personas back to the pools when they finish', async () => {
+    const sessions = new ScriptedSessions();
+    sessions.hold = (s) => s.kind === 'task';
+    const p = processWith(sessions);
+    try {
+      const { runId } = await start({ team: 'zeta', mode: 'v1', tasks: [task('A', []), task('B', [])] });
+      await waitFor(() => (sessions.starts.filter((s) => s.kind === 'task').length === 2 ? true : undefined), { timeoutMs: 30_000, message: 'both builders to start' });
+      expect((await tm.send(listPersonas, {})).activeAgents).toBe(2);
+      const run = await RunRecorder.load(store, runId);
+      await run.record({ type: 'fail-run', runId, reason: 'Stopped by the operator', now: new Date().toISOString() });
+      await sessions.release();
+      await poolsIdle();
+      const state = await stateOf(runId);
+      expect(state.status).toBe('failed');
+      expect(Object.values(state.sessions).every((s) => s.ended && s.released)).toBe(true);
+      expect(state.taskOrder.map((k) => state.tasks[k].status)).toEqual(['running', 'running']);
+    } finally {
+      await p.beforeApplicationShutdown();
+    }
+  });
+
+  it('the runs list pages newest first, and a rebuilt projection equals the live one', async () => {
+    const runs = async (cursor?: string) => tm.send(listRuns, { limit: 2, ...(cursor ? { cursor } : {}) });
+    await projection.runner.waitUntilCaughtUp();
+    const all: string[] = [];
+    let page = await runs();
+    for (;;) {
+      all.push(...page.runs.map((r) => r.runId));
+      if (!page.nextCursor) break;
+      page = await runs(page.nextCursor);
+    }
+    expect(all).toHaveLength(6);
+    expect(new Set(all).size).toBe(6);
+    const snapshot = () => tm.db.pool.query('SELECT run_id, team, title, mode, phase, verdict, leases_held, started_at, ended_at FROM orchestrator.runs ORDER BY run_id').then((r) => r.rows);
+    const live = await snapshot();
+    expect(live.map((r) => r.phase).sort()).toEqual(['completed', 'completed', 'completed', 'completed', 'completed', 'failed']);
+    expect(live.every((r) => r.leases_held === 0)).toBe(true);
+    await projection.runner.rebuild();
+    await projection.runner.waitUntilCaughtUp();
+    expect(await snapshot()).toEqual(live);
+  });
+});

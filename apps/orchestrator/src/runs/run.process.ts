@@ -1,0 +1,318 @@
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { ErrorCodes, HeadspaceError, runEvents, sessionStreamId } from '@headspace/contracts';
+import { ConcurrencyError, EventStore, ProcessorRunner, quoteIdent } from '@headspace/event-store';
+import { NATS_CONNECTION, PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
+import { withSpan } from '@headspace/telemetry';
+import type { NatsConnection } from '@nats-io/nats-core';
+import type { Pool } from 'pg';
+import { PersonaPool } from './persona-pool';
+import { PlanApproval } from './plan-approval';
+import { parsePhaseOutput, type PhaseOutput } from './run-output';
+import { nextActions, runIdOfSession, type RunAction } from './run-planner';
+import { RUN_SESSIONS, RUN_SETTINGS, RUN_WORKSPACE, type RunSessionsPort, type RunSettings, type RunWorkspacePort } from './run-ports';
+import { promptFor, sessionKindOf, situationOf } from './run-prompts';
+import { RunRecorder } from './run-recorder';
+import { readSessionOutcome } from './session-outcomes';
+import { TeamBoard } from './team-board';
+import type { RunSessionState, RunState, SessionPurpose } from './run.state';
+
+/** Model per kind of work; the cost governor may still route a call one tier down under budget pressure. */
+const MODEL_FOR: Record<SessionPurpose, { model: string; effort: 'quick' | 'standard' | 'deep' }> = {
+  workshop: { model: 'opus', effort: 'deep' },
+  review: { model: 'opus', effort: 'standard' },
+  escalation: { model: 'opus', effort: 'standard' },
+  decompose: { model: 'sonnet', effort: 'standard' },
+  task: { model: 'sonnet', effort: 'standard' },
+  qa: { model: 'sonnet', effort: 'standard' },
+};
+
+const MAX_STEPS_PER_PASS = 200;
+const now = () => new Date().toISOString();
+
+/**
+ * The run's process manager. Run events and the end of its sessions (`session.ended`) reach it
+ * through a processor of the event store; each wakes a pass over that run. A pass is
+ * level-triggered: it loads the run, records what its ended sessions produced (read from their
+ * own streams), and performs what the pure planner says comes next — take personas from the
+ * team-manager's pools, start sessions, put tasks on the team's task list, merge finished work,
+ * release personas, complete. Every step has a deterministic id (session ids from run, task and
+ * attempt; command ids from the step), so a pass repeated after a crash does nothing twice. The
+ * processor's lease makes one instance the driver; its sweep (on start and every `sweepMs`) picks
+ * up runs whose wake-up was lost in a crash and persona requests that waited in a queue.
+ */
+@Injectable()
+export class RunProcess implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(RunProcess.name);
+  readonly runner: ProcessorRunner;
+  private readonly personas: PersonaPool;
+  private readonly board: TeamBoard;
+  private readonly approvals: PlanApproval;
+  private readonly passes = new Map<string, Promise<void>>();
+  private readonly again = new Set<string>();
+  /** Queued persona requests → their run, to wake it when a release lets them through. */
+  private readonly waiting = new Map<string, string>();
+  private readonly prepared = new Set<string>();
+  private sweepTimer?: NodeJS.Timeout;
+  private stopping = false;
+  private readonly q: string;
+
+  constructor(
+    private readonly store: EventStore,
+    @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(SERVICE_SCHEMA) schema: string,
+    @Inject(NATS_CONNECTION) nc: NatsConnection,
+    @Inject(RUN_SESSIONS) private readonly sessions: RunSessionsPort,
+    @Inject(RUN_WORKSPACE) private readonly workspace: RunWorkspacePort,
+    @Inject(RUN_SETTINGS) private readonly settings: RunSettings,
+  ) {
+    this.q = quoteIdent(schema);
+    this.personas = new PersonaPool(nc);
+    this.board = new TeamBoard(nc);
+    this.approvals = new PlanApproval(nc);
+    this.runner = new ProcessorRunner({
+      pool,
+      schema,
+      name: 'run-process',
+      types: [...runEvents.map((e) => e.type), 'session.ended'],
+      // Only wakes passes: a pass calls other services and must not hold the checkpoint transaction open.
+      handle: async (events) => {
+        for (const event of events) {
+          const data = event.data as { runId?: string; sessionId?: string };
+          const runId = event.type === 'session.ended' ? runIdOfSession(String(data.sessionId ?? '')) : data.runId;
+          if (runId) this.trigger(runId);
+        }
+      },
+      onError: (error) => this.logger.warn(`run process: ${(error as Error).message}`),
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    this.runner.start();
+    const sweep = () => {
+      void this.sweep()
+        .catch((error) => this.logger.warn(`run sweep: ${(error as Error).message}`))
+        .finally(() => {
+          if (this.stopping) return;
+          this.sweepTimer = setTimeout(sweep, this.settings.sweepMs);
+          this.sweepTimer.unref();
+        });
+    };
+    sweep();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.sweepTimer);
+    await this.runner.stop();
+    await Promise.allSettled([...this.passes.values()]);
+  }
+
+  /** Wakes every run that is active or still holds personas (the runs projection lists them); only the driving instance does. */
+  async sweep(): Promise<void> {
+    if (!this.runner.isLeaseHolder) return;
+    const { rows } = await this.pool.query<{ run_id: string }>(`SELECT run_id FROM ${this.q}.runs WHERE ended_at IS NULL OR leases_held > 0 ORDER BY started_at`);
+    for (const { run_id } of rows) this.trigger(run_id);
+  }
+
+  /** Asks for a pass over the run; passes over one run never overlap, and a request during a pass gets one more. */
+  trigger(runId: string): void {
+    if (this.stopping) return;
+    if (this.passes.has(runId)) {
+      this.again.add(runId);
+      return;
+    }
+    const pass = this.reconcile(runId)
+      .catch((error) => this.logger.error(`run ${runId}: ${(error as Error).message}`))
+      .finally(() => {
+        this.passes.delete(runId);
+        if (this.again.delete(runId)) this.trigger(runId);
+      });
+    this.passes.set(runId, pass);
+  }
+
+  /** Resolves when no pass is running or queued for the run. */
+  async settled(runId: string): Promise<void> {
+    while (this.passes.has(runId)) await this.passes.get(runId);
+  }
+
+  async reconcile(runId: string): Promise<void> {
+    await withSpan('run pass', { attributes: { 'headspace.run_id': runId } }, async () => {
+      for (let attempt = 0; attempt < 5; attempt++) {
+        try {
+          return await this.pass(runId);
+        } catch (error) {
+          if (!(error instanceof ConcurrencyError)) throw error;
+        }
+      }
+    });
+  }
+
+  private async pass(runId: string): Promise<void> {
+    const run = await RunRecorder.load(this.store, runId);
+    for (let step = 0; step < MAX_STEPS_PER_PASS && !this.stopping; step++) {
+      const before = run.streamVersion;
+      await this.recordEndedSessions(run);
+      for (const action of nextActions(run.state)) {
+        if (this.stopping) return;
+        await this.perform(run, action);
+      }
+      // Nothing new recorded: the run waits (on a session, the operator, a queued persona).
+      if (run.streamVersion === before) return;
+    }
+  }
+
+  private async recordEndedSessions(run: RunRecorder): Promise<void> {
+    for (const session of Object.values(run.state.sessions).filter((s) => !s.ended)) {
+      const { started, outcome } = await readSessionOutcome(this.store, session.sessionId);
+      if (!started && run.state.status === 'active') {
+        await this.launch(run, session); // recorded, then a crash before it was launched
+        continue;
+      }
+      if (!started) {
+        // The run ended before the session could be launched: close it so its persona goes back.
+        await run.record({ type: 'record-session-outcome', runId: run.runId, sessionId: session.sessionId, exitReason: 'cancelled', summary: 'Not started: the run had ended', output: { kind: 'invalid', error: 'not started' }, files: [], now: now() });
+        continue;
+      }
+      if (!outcome) continue;
+      const output = parsePhaseOutput(session.purpose, outcome.reflection);
+      const approvalId = await this.approvalFor(run.state, session, output);
+      await run.record({
+        type: 'record-session-outcome',
+        runId: run.runId,
+        sessionId: session.sessionId,
+        exitReason: outcome.exitReason,
+        summary: outcome.summary,
+        output,
+        files: outcome.filesModified,
+        ...(approvalId ? { approvalId } : {}),
+        now: now(),
+      });
+    }
+  }
+
+  /** v2 with a human operator: Gavin's tasks wait on a plan-approval in the team-manager's queue. */
+  private async approvalFor(state: RunState, session: RunSessionState, output: PhaseOutput): Promise<string | undefined> {
+    const s = state.started!;
+    if (state.status !== 'active' || session.purpose !== 'decompose' || output.kind !== 'tasks' || s.mode !== 'v2' || s.operator !== 'interactive') return undefined;
+    return this.approvals.request(state, session.sessionId, session.persona, output.tasks);
+  }
+
+  private async perform(run: RunRecorder, action: RunAction): Promise<void> {
+    const runId = run.runId;
+    switch (action.type) {
+      case 'prepare-workspace': {
+        await this.board.ensureTeam(run.state);
+        const ws = await this.workspace.prepare(runId, run.state.started!.source);
+        this.prepared.add(runId);
+        await run.record({ type: 'record-workspace', runId, ...ws, now: now() });
+        return;
+      }
+      case 'release-persona': {
+        const granted = await this.personas.release(runId, action.sessionId, action.leaseId);
+        await run.record({ type: 'record-persona-released', runId, sessionId: action.sessionId, now: now() });
+        for (const requestId of granted) {
+          const other = this.waiting.get(requestId);
+          if (other && other !== runId) this.trigger(other);
+        }
+        return;
+      }
+      case 'create-team-tasks': {
+        const tasks = await this.board.createTasks(run.state, action.keys);
+        await run.record({ type: 'record-tasks-created', runId, team: run.state.started!.team, tasks, now: now() });
+        return;
+      }
+      case 'start-session':
+        return this.startSession(run, action);
+      case 'check-approval': {
+        const decided = await this.approvals.decision(action.approvalId);
+        if (!decided) return;
+        if (decided.decision === 'approve') await run.record({ type: 'approve-tasks', runId, by: decided.by, now: now() });
+        else await run.record({ type: 'reject-tasks', runId, by: decided.by, reason: decided.reason ?? 'The plan was not approved', now: now() });
+        return;
+      }
+      case 'merge':
+        return this.merge(run, action.taskKey, action.persona);
+      case 'answer-escalation':
+        await run.record({ type: 'answer-escalation', runId, escalationId: action.escalationId, answer: action.answer, by: action.by, now: now() });
+        return;
+      case 'complete':
+        await this.ensureWorkspace(run.state);
+        await run.record({ type: 'complete-run', runId, headCommit: await this.workspace.head(runId), now: now() });
+        return;
+      case 'fail':
+        await run.record({ type: 'fail-run', runId, reason: action.reason, now: now() });
+        return;
+    }
+  }
+
+  private async startSession(run: RunRecorder, action: Extract<RunAction, { type: 'start-session' }>): Promise<void> {
+    const { runId } = run;
+    const taskId = action.taskKey ? run.state.tasks[action.taskKey]?.teamTaskId : undefined;
+    let grant;
+    try {
+      grant = await this.personas.acquire(runId, action.sessionId, action.pool, { ...(taskId ? { taskId } : {}), ...(action.affinity ? { affinity: action.affinity } : {}) });
+    } catch (error) {
+      if (!(error instanceof HeadspaceError && error.code === ErrorCodes.poolNotFound)) throw error;
+      await run.record({ type: 'fail-run', runId, reason: `No persona pool "${action.pool}" in the team-manager for ${action.taskKey ?? action.purpose}`, now: now() });
+      return;
+    }
+    if (grant.status === 'queued') {
+      this.waiting.set(grant.requestId, runId);
+      const { sessionId, purpose, taskKey, pool } = action;
+      await run.record({ type: 'record-persona-queued', runId, sessionId, purpose, ...(taskKey ? { taskKey } : {}), pool, requestId: grant.requestId, position: grant.position, now: now() });
+      return;
+    }
+    this.waiting.delete(grant.requestId);
+    await this.ensureWorkspace(run.state);
+    const worktree = await this.workspace.worktreeFor(runId, grant.personaId);
+    const { type: _t, affinity, ...rest } = action;
+    await run.record({ ...rest, type: 'start-session', runId, persona: grant.personaId, leaseId: grant.leaseId, affinity: affinity === grant.personaId, worktree, now: now() });
+    const session = run.state.sessions[action.sessionId];
+    if (session?.leaseId !== grant.leaseId) {
+      await this.personas.release(runId, action.sessionId, grant.leaseId); // the run ended meanwhile
+      return;
+    }
+    await this.launch(run, session);
+  }
+
+  /** Claims the task on the persona's behalf and starts the session, unless its stream shows it started already. */
+  private async launch(run: RunRecorder, session: RunSessionState): Promise<void> {
+    if ((await this.store.streamVersion(sessionStreamId(session.sessionId))) !== null) return;
+    const state = run.state;
+    if (session.taskKey) await this.board.claim(state, session.taskKey, session.persona, session.attempt);
+    await this.ensureWorkspace(state);
+    await this.sessions.start({
+      sessionId: session.sessionId,
+      team: state.started!.team,
+      persona: session.persona,
+      kind: sessionKindOf[session.purpose],
+      runId: run.runId,
+      ...(session.taskKey && state.tasks[session.taskKey]?.teamTaskId ? { taskId: state.tasks[session.taskKey].teamTaskId } : {}),
+      ...MODEL_FOR[session.purpose],
+      prompt: promptFor(state, session.purpose, session.taskKey, session.round, session.escalationId, session.persona),
+      workspace: await this.workspace.worktreeFor(run.runId, session.persona),
+      situation: situationOf[session.purpose],
+    });
+  }
+
+  private async merge(run: RunRecorder, key: string, persona: string): Promise<void> {
+    const state = run.state;
+    await this.ensureWorkspace(state);
+    const task = state.tasks[key];
+    const subject = task?.task.subject ?? `QA tests (${key})`;
+    await this.workspace.commit(run.runId, persona, `${key}: ${subject}`);
+    const result = await this.workspace.mergeTask(run.runId, persona, { id: key, subject });
+    await run.record({ type: 'record-merge', runId: run.runId, taskKey: key, result, now: now() });
+    if (!task) return;
+    const note = result.status === 'conflict' ? `Merge conflicted in ${result.files.join(', ')}; conflict task C-${key} brings it in` : (task.summary ?? '');
+    await this.board.complete(run.state, key, note);
+  }
+
+  /** The workspace port keeps runs it has opened; after a restart each run is reopened once. */
+  private async ensureWorkspace(state: RunState): Promise<void> {
+    const runId = state.started!.runId;
+    if (this.prepared.has(runId)) return;
+    await this.workspace.prepare(runId, state.started!.source);
+    this.prepared.add(runId);
+  }
+}

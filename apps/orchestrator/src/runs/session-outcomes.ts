@@ -1,0 +1,22 @@
+import { sessionStreamId, type EventData, type sessionEnded, type sessionReflected } from '@headspace/contracts';
+import type { EventStore } from '@headspace/event-store';
+
+export interface RecordedSessionOutcome {
+  exitReason: string;
+  summary: string;
+  filesModified: string[];
+  reflection?: Record<string, unknown>;
+}
+
+/** What a session's own stream says: whether it was started at all, and its outcome once it has ended. */
+export async function readSessionOutcome(store: EventStore, sessionId: string): Promise<{ started: boolean; outcome?: RecordedSessionOutcome }> {
+  const events = await store.readStream(sessionStreamId(sessionId));
+  const ended = events.find((e) => e.type === 'session.ended')?.data as EventData<typeof sessionEnded> | undefined;
+  if (!ended) return { started: events.length > 0 };
+  const reflected = events.find((e) => e.type === 'session.reflected')?.data as EventData<typeof sessionReflected> | undefined;
+  const reflection = reflected && !reflected.malformed ? reflected.reflection : undefined;
+  return {
+    started: true,
+    outcome: { exitReason: ended.exitReason, summary: ended.summary, filesModified: ended.filesModified, ...(reflection ? { reflection } : {}) },
+  };
+}

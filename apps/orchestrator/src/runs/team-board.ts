@@ -1,0 +1,106 @@
+import { Logger } from '@nestjs/common';
+import { claimTask, completeTask, createTask, createTasks, createTeam, ErrorCodes, HeadspaceError, releaseTask } from '@headspace/contracts';
+import { request } from '@headspace/messaging';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { createHash } from 'node:crypto';
+import type { RunState } from './run.state';
+
+/** The team-manager task id of a run task: stable (so every call is idempotent) and within the 64-character limit. */
+export function teamTaskId(runId: string, key: string): string {
+  const id = `${runId}-${key}`.toLowerCase();
+  return id.length <= 64 ? id : `${createHash('sha256').update(id).digest('hex').slice(0, 16)}-${key.toLowerCase()}`.slice(0, 64);
+}
+
+const TASK_LEASE_MS = 4 * 3_600_000;
+const codeOf = (error: unknown) => (error instanceof HeadspaceError ? error.code : '');
+
+/**
+ * The run's side of the team's shared task list in the team-manager: the team, the run's tasks with
+ * their dependencies, who claimed what, what is done. The run stream stays the authority for the
+ * run; the task list is what the board, the CLI and other agents see ("Con claimed T1"). Every call
+ * carries a command id derived from the run step, so repeating it after a crash is harmless.
+ */
+export class TeamBoard {
+  private readonly logger = new Logger('RunTeamBoard');
+
+  constructor(private readonly nc: NatsConnection) {}
+
+  /** Creates the run's team unless it exists: its task list and approvals queue live there. */
+  async ensureTeam(state: RunState): Promise<void> {
+    const s = state.started!;
+    try {
+      await request(this.nc, createTeam, { name: s.team, leadAgentType: 'architect', description: `Team of run ${s.runId}: ${s.title}`.slice(0, 2_000) }, { commandId: `run:${s.runId}:team` });
+    } catch (error) {
+      if (codeOf(error) !== ErrorCodes.teamAlreadyExists) throw error;
+    }
+  }
+
+  /** Creates the tasks as one batch (dependencies as team task ids); returns key → team task id. */
+  async createTasks(state: RunState, keys: string[]): Promise<Array<{ key: string; taskId: string }>> {
+    const s = state.started!;
+    const ids = new Map(keys.map((k) => [k, teamTaskId(s.runId, k)]));
+    const known = (dep: string) => ids.get(dep) ?? state.tasks[dep]?.teamTaskId;
+    const tasks = keys.map((key) => {
+      const t = state.tasks[key].task;
+      return {
+        id: ids.get(key)!,
+        subject: t.subject,
+        description: t.description,
+        dependsOn: t.dependsOn.map(known).filter((d): d is string => d !== undefined),
+        metadata: { run: s.runId, key, pool: t.pool, origin: t.origin },
+      };
+    });
+    const batch = createHash('sha256').update(keys.join(',')).digest('hex').slice(0, 16);
+    try {
+      await request(this.nc, createTasks, { team: s.team, tasks }, { commandId: `run:${s.runId}:tasks:${batch}` });
+    } catch (error) {
+      if (codeOf(error) !== ErrorCodes.taskAlreadyExists) throw error;
+      // Some were created by an earlier, different batch (a crash between creating and recording): one by one.
+      for (const task of tasks) {
+        await request(this.nc, createTask, { team: s.team, ...task }, { commandId: `run:${s.runId}:task:${task.id}` }).catch((e: unknown) => {
+          if (codeOf(e) !== ErrorCodes.taskAlreadyExists) throw e;
+        });
+      }
+    }
+    return keys.map((key) => ({ key, taskId: ids.get(key)! }));
+  }
+
+  /** Claims the task for the persona; a retry first gives back the previous attempt's claim. */
+  async claim(state: RunState, key: string, persona: string, attempt: number): Promise<void> {
+    const s = state.started!;
+    const t = state.tasks[key];
+    if (!t?.teamTaskId) return;
+    const previous = Object.values(state.sessions).find((x) => x.taskKey === key && x.attempt === attempt - 1);
+    if (previous) {
+      await this.lenient('release task', () =>
+        request(this.nc, releaseTask, { team: s.team, taskId: t.teamTaskId!, owner: previous.persona, reason: 'The attempt did not finish' }, { commandId: `run:${s.runId}:unclaim:${previous.sessionId}` }),
+      );
+    }
+    await this.lenient('claim task', () =>
+      request(
+        this.nc,
+        claimTask,
+        { team: s.team, taskId: t.teamTaskId!, owner: persona, activeForm: `Working on ${t.task.subject}`.slice(0, 200), leaseMs: TASK_LEASE_MS },
+        { commandId: `run:${s.runId}:claim:${key}:a${attempt}` },
+      ),
+    );
+  }
+
+  async complete(state: RunState, key: string, result: string): Promise<void> {
+    const s = state.started!;
+    const t = state.tasks[key];
+    if (!t?.teamTaskId || !t.persona) return;
+    await this.lenient('complete task', () =>
+      request(this.nc, completeTask, { team: s.team, taskId: t.teamTaskId!, owner: t.persona!, result: result.slice(0, 10_000) }, { commandId: `run:${s.runId}:complete:${key}` }),
+    );
+  }
+
+  /** Claims and completions never hold the run up: a refusal (already claimed, blocked by a skipped dependency) is logged. */
+  private async lenient(what: string, send: () => Promise<unknown>): Promise<void> {
+    try {
+      await send();
+    } catch (error) {
+      if (!/ALREADY_(CLAIMED|COMPLETED)|NOT_CLAIMED/.test(codeOf(error))) this.logger.warn(`${what}: ${(error as Error).message}`);
+    }
+  }
+}
