@@ -13,7 +13,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        PlatformModule.forRoot({ service: SERVICE, config, migrationsDirs: [join(__dirname, 'migrations')] }),
+        PlatformModule.forRoot({ service: SERVICE, config, publishEvents: true, migrationsDirs: [join(__dirname, 'migrations')] }),
         OrchestratorStoreModule,
         TeamsModule,
         SessionsModule,

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { waitFor } from '@headspace/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SseTestClient } from '../stream/testing/sse-test-client';
 import { startGatewayHarness, type GatewayHarness } from '../testing/gateway-harness';
 
 const repo = resolve(__dirname, '../../../..');
@@ -43,6 +44,9 @@ afterAll(async () => {
 
 describe('the example run on the simulator', () => {
   it('goes workshop → spec → tasks → build → QA (a failure sent back and fixed) → review, ending with the change committed and the project’s tests passing', async () => {
+    await h.http().listen({ port: 0, host: '127.0.0.1' });
+    const { port } = h.http().server.address() as { port: number };
+    const story = await SseTestClient.open(`http://127.0.0.1:${port}/api/v1/stream?team=word-stats&types=run.*`, { authorization: `Bearer ${h.adminToken}` });
     const goal = await readFile(join(repo, 'examples', 'word-stats', 'GOAL.md'), 'utf8');
     const started = await h.call(
       { method: 'POST', url: '/api/v1/teams/word-stats/runs', payload: { goal, source: join(repo, 'examples', 'word-stats'), mode: 'v3', operator: 'auto' }, headers: { 'idempotency-key': 'example-run-1' } },
@@ -80,6 +84,19 @@ describe('the example run on the simulator', () => {
     expect(tests).toMatch(/(ℹ|#) pass 1[0-9]/);
     const cli = execFileSync(process.execPath, ['bin/word-stats.js'], { cwd: dir, input: 'b a b', encoding: 'utf8' });
     expect(cli).toBe('2 b\n1 a\n');
+
+    // The SSE stream tells the run's story in order, a human-legible line per step.
+    const lines = await waitFor(() => {
+      const all = story.messages.map((m) => `${m.event} | ${m.json<{ summary: string }>().summary}`);
+      return all.some((l) => l.startsWith('run.completed')) ? all : undefined;
+    }, { timeoutMs: 30_000, message: 'run.completed on the stream' });
+    story.close();
+    const first = (type: string) => lines.findIndex((l) => l.startsWith(`${type} |`));
+    const order = ['run.started', 'run.spec-accepted', 'run.tasks-added', 'run.task-merged', 'run.qa-reported', 'run.review-reported', 'run.completed'].map(first);
+    expect(order.every((i) => i >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(lines.some((l) => /Con finished T1 'Add topWords/.test(l))).toBe(true);
+    expect(lines.every((l) => !/ \| Run [a-z-]+$/i.test(l))).toBe(true);
 
     // Costs are attributed per persona of the run.
     const spend = await h.call({ method: 'GET', url: `/api/v1/usage/spend?team=word-stats&project=${runId}&groupBy=persona` }, h.adminToken);

@@ -1,3 +1,4 @@
+import { runEvents, summariseRunEvent, type RunStreamEvent } from '@headspace/contracts';
 /**
  * One human-legible line per event ("Con claimed 'Add auth migration'"), from a table keyed by
  * event type covering every team-manager event, with a fallback for types it does not know.
@@ -129,8 +130,15 @@ const summarisers: Record<string, Summariser> = {
   'filelock.released': (d) => `${displayName(d.holder)} released ${s(d.path)}${d.reason === 'task-completed' ? ' (task completed)' : ''}`,
 };
 
-/** Event types that have a dedicated summary. */
-export const summarisedTypes = (): string[] => Object.keys(summarisers);
+/** Event types that have a dedicated summary (every run event has one, from the run contracts). */
+export const summarisedTypes = (): string[] => [...Object.keys(summarisers), ...runEvents.map((e) => e.type), 'session.started', 'session.ended'];
+
+/** Agent sessions: their start and their end are the story; the turns in between are detail. */
+const sessionSummary = (type: string, d: Data): string | undefined => {
+  if (type === 'session.started') return `${displayName(d.persona)} started a ${s(d.kind)} session on ${s(d.model)}${d.simulated ? ' (simulated)' : ''}`;
+  if (type === 'session.ended') return `Session ${s(d.sessionId)} ended: ${s(d.exitReason)} after ${s(d.turns)} turns`;
+  return undefined;
+};
 
 export class EventSummariser {
   constructor(readonly tasks = new TaskSubjectCache()) {}
@@ -141,6 +149,15 @@ export class EventSummariser {
     if (type === 'task.created' && typeof d.team === 'string' && typeof d.taskId === 'string' && typeof d.subject === 'string') {
       this.tasks.set(d.team, d.taskId, d.subject);
     }
+    if (type.startsWith('run.')) {
+      try {
+        return summariseRunEvent({ type, data: d } as RunStreamEvent);
+      } catch {
+        return fallbackSummary(type, d);
+      }
+    }
+    const session = sessionSummary(type, d);
+    if (session) return session;
     const summarise = summarisers[type];
     if (!summarise) return fallbackSummary(type, d);
     try {

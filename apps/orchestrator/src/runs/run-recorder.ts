@@ -40,7 +40,13 @@ export class RunRecorder {
   async record(command: RunCommand): Promise<RunEvent[]> {
     const events = runDecider.decide(command, this.state);
     if (events.length === 0) return events;
-    const result = await this.store.append(runStreamId(this.runId), events, { expected: this.version === 0n ? 'no-stream' : this.version, commandId: stepId(command, this.state) });
+    // The team rides along as metadata, so readers of a single event (the SSE stream) know whose it is.
+    const team = this.state.started?.team ?? (command.type === 'start-run' ? command.team : undefined);
+    const result = await this.store.append(runStreamId(this.runId), events, {
+      expected: this.version === 0n ? 'no-stream' : this.version,
+      commandId: stepId(command, this.state),
+      ...(team ? { metadata: { team, runId: this.runId } } : {}),
+    });
     this.history = [...this.history, ...events];
     this.current = events.reduce(runDecider.evolve, this.current);
     this.version = result.nextExpectedVersion;

@@ -30,7 +30,10 @@ export class SessionRecorder {
     return foldEvents(agentSessionDecider, this.history);
   }
 
-  async record(command: SessionCommand, metadata: Record<string, unknown> = {}): Promise<SessionEvent[]> {
+  async record(command: SessionCommand, extra: Record<string, unknown> = {}): Promise<SessionEvent[]> {
+    const started = this.state.started ?? (command.type === 'start-session' ? command : undefined);
+    // Team and run ride along as metadata, so readers of a single event (the SSE stream) know whose it is.
+    const metadata = { ...(started ? { team: started.team, ...(started.runId ? { runId: started.runId } : {}) } : {}), ...extra };
     const events = agentSessionDecider.decide(command, this.state);
     if (events.length === 0) return events;
     const result = await this.store.append(sessionStreamId(this.sessionId), events, {
