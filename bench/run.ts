@@ -8,6 +8,7 @@ import { benchMailbox } from './mailbox.bench';
 import { benchTeamManagerScale } from './team-manager-scale.bench';
 import { benchCostGovernor } from './cost-governor.bench';
 import { benchExampleRun } from './example-run.bench';
+import { benchAgentTurn } from './agent-turn.bench';
 import { runGatewayHttpBench } from './gateway-http.bench';
 import { runGatewaySseBench } from './gateway-sse.bench';
 import { printTable, type BenchRow } from './bench-kit';
@@ -31,6 +32,7 @@ async function main() {
     // These two print their own tables (ratios against a bare route measured in the same run).
     ['gateway-http', () => runGatewayHttpBench({ quick }).then(() => [])],
     ['gateway-sse', () => runGatewaySseBench({ quick }).then(() => [])],
+    ['agent-turn', () => benchAgentTurn({ quick })],
     ['example-run', () => benchExampleRun({ quick })],
   ];
   for (const [name, run] of sections) {
