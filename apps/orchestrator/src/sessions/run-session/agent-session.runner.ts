@@ -123,11 +123,13 @@ export class AgentSessionRunner {
       const model = this.recorder.state.model!;
       const estimatedInputTokens = Math.ceil(JSON.stringify(conversationOf([...this.recorder.events])).length / 4);
       const budget = await this.ports.budget.maySpend({ model, estimatedInputTokens, maxOutputTokens: this.limits.maxOutputTokens, turn });
-      await this.recorder.record({ type: 'record-budget-decision', sessionId, turn, decision: budget.decision, model: budget.model, reason: budget.reason, now: this.ports.clock() });
-      if (budget.decision === 'paused') return { exitReason: 'budget_paused', summary: budget.reason };
-      if (budget.decision === 'stopped') return { exitReason: 'budget_stopped', summary: budget.reason };
-
-      const mail = await this.ports.mail.takeUnread();
+      const decided = this.recorder.record({ type: 'record-budget-decision', sessionId, turn, decision: budget.decision, model: budget.model, reason: budget.reason, now: this.ports.clock() });
+      if (budget.decision === 'paused' || budget.decision === 'stopped') {
+        await decided;
+        return { exitReason: budget.decision === 'paused' ? 'budget_paused' : 'budget_stopped', summary: budget.reason };
+      }
+      // Mail is taken only once the call may go ahead (taking marks it read), alongside recording the decision.
+      const [mail] = await Promise.all([this.ports.mail.takeUnread(), decided]);
       const injected = [...this.extraUserText.splice(0), ...(extraText ? [extraText] : []), ...(mail.text ? [mail.text] : [])].join('\n\n') || undefined;
       const messages = withInjected(conversationOf([...this.recorder.events]), injected);
       const startedAt = performance.now();
@@ -139,8 +141,11 @@ export class AgentSessionRunner {
         maxTokens: this.limits.maxOutputTokens,
         effort: this.recorder.state.started!.effort,
       });
-      await this.ports.budget.recordUsage({ reservationId: 'reservationId' in budget ? budget.reservationId : undefined, model: reply.model, usage: reply.usage, turn });
-      await this.recorder.record({
+      const durationMs = performance.now() - startedAt;
+      // Settling the reservation and recording the turn are independent; both are idempotent per turn.
+      await Promise.all([
+        this.ports.budget.recordUsage({ reservationId: 'reservationId' in budget ? budget.reservationId : undefined, model: reply.model, usage: reply.usage, turn }),
+        this.recorder.record({
         type: 'record-model-call',
         sessionId,
         turn,
@@ -150,9 +155,10 @@ export class AgentSessionRunner {
         usage: reply.usage,
         injectedMessageIds: mail.messageIds,
         injectedText: injected,
-        durationMs: performance.now() - startedAt,
+        durationMs,
         now: this.ports.clock(),
-      });
+        }),
+      ]);
       return undefined;
     });
   }
