@@ -146,17 +146,17 @@ export class AgentSessionRunner {
       await Promise.all([
         this.ports.budget.recordUsage({ reservationId: 'reservationId' in budget ? budget.reservationId : undefined, model: reply.model, usage: reply.usage, turn }),
         this.recorder.record({
-        type: 'record-model-call',
-        sessionId,
-        turn,
-        model: reply.model,
-        stopReason: reply.stopReason,
-        content: reply.content,
-        usage: reply.usage,
-        injectedMessageIds: mail.messageIds,
-        injectedText: injected,
-        durationMs,
-        now: this.ports.clock(),
+          type: 'record-model-call',
+          sessionId,
+          turn,
+          model: reply.model,
+          stopReason: reply.stopReason,
+          content: reply.content,
+          usage: reply.usage,
+          injectedMessageIds: mail.messageIds,
+          injectedText: injected,
+          durationMs,
+          now: this.ports.clock(),
         }),
       ]);
       return undefined;
