@@ -233,13 +233,14 @@ describe('run process', () => {
       await tm.send(answerRun, { kind: 'spec', runId, accept: true });
       const review = await until(runId, (s) => s.phase === 'tasks-review', 'the tasks to wait for the operator');
       const approvalId = review.proposal!.approvalId!;
-      expect(await tm.send(getApproval, { approvalId })).toMatchObject({ kind: 'plan-approval', status: 'pending', requester: 'gavin', team: 'gamma' });
+      // The approvals board is a projection: the approval shows there a moment after it was requested.
+      expect(await waitFor(() => tm.send(getApproval, { approvalId }).catch(() => undefined), { timeoutMs: 30_000 })).toMatchObject({ kind: 'plan-approval', status: 'pending', requester: 'gavin', team: 'gamma' });
 
       await tm.send(answerRun, { kind: 'tasks', runId, tasks: [{ ...task('T1', []), subject: 'Edited by the operator' }] });
       const done = await completed(runId);
       expect(done.taskOrder).toEqual(['T1']);
       expect(done.tasks.T1.task.subject).toBe('Edited by the operator');
-      expect(await tm.send(getApproval, { approvalId })).toMatchObject({ status: 'approved', decidedBy: 'operator' });
+      expect(await waitFor(async () => ((await tm.send(getApproval, { approvalId })).status === 'approved' ? tm.send(getApproval, { approvalId }) : undefined), { timeoutMs: 30_000 })).toMatchObject({ status: 'approved', decidedBy: 'operator' });
       const approved = (await eventsOf(runId)).find((e) => e.type === 'run.tasks-approved');
       expect(approved).toMatchObject({ data: { by: 'operator', edited: true } });
     } finally {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ErrorCodes, HeadspaceError, answerRun } from '@headspace/contracts';
-import { EventStore } from '@headspace/event-store';
+import { EventStore, withRetry } from '@headspace/event-store';
 import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
@@ -24,7 +24,12 @@ export class AnswerRunHandler extends ServedHandler<typeof answerRun> {
     this.approvals = new PlanApproval(nc);
   }
 
-  async handle(body: z.output<typeof answerRun.request>) {
+  /** The run process may append to the run at the same moment: on a version conflict the answer is decided again on the new state. */
+  handle(body: z.output<typeof answerRun.request>) {
+    return withRetry(() => this.answer(body));
+  }
+
+  private async answer(body: z.output<typeof answerRun.request>) {
     const run = await RunRecorder.load(this.store, body.runId);
     if (!run.state.started) throw new HeadspaceError(ErrorCodes.runNotFound, `No run "${body.runId}"`, { field: 'runId' });
     const now = new Date().toISOString();
