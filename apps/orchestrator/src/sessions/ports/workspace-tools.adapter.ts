@@ -22,6 +22,8 @@ export interface WorkspaceToolsOptions {
  */
 export class WorkspaceToolPort implements ToolPort {
   private readonly registry: ToolRegistry;
+  /** The tools array is the same on every turn (and must be, for the prompt cache): built once. */
+  private defs?: ConversationBlock[];
 
   constructor(private readonly options: WorkspaceToolsOptions) {
     this.registry = new ToolRegistry({
@@ -32,7 +34,8 @@ export class WorkspaceToolPort implements ToolPort {
   }
 
   definitions(): ConversationBlock[] {
-    return this.registry.available().map((d) => toAnthropicTool(d) as unknown as ConversationBlock);
+    this.defs ??= this.registry.available().map((d) => toAnthropicTool(d) as unknown as ConversationBlock);
+    return this.defs;
   }
 
   async run(call: { id: string; name: string; input: unknown }): Promise<ToolOutcome> {
