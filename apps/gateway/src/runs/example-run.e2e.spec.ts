@@ -19,7 +19,7 @@ interface RunView {
   resultDir: string | null;
   branch: string | null;
   qaRounds: number;
-  tasks: Array<{ key: string; status: string; persona: string | null; origin: string }>;
+  tasks: Array<{ key: string; subject: string; status: string; persona: string | null; origin: string }>;
 }
 
 beforeAll(async () => {
@@ -102,5 +102,49 @@ describe('the example run on the simulator', () => {
     const spend = await h.call({ method: 'GET', url: `/api/v1/usage/spend?team=word-stats&project=${runId}&groupBy=persona` }, h.adminToken);
     const personas = (spend.json() as { groups: Array<{ key: string; costMicros: string }> }).groups.map((g) => g.key).sort();
     expect(personas).toEqual(expect.arrayContaining(['gavin', 'robbo', 'verner', author]));
+  });
+
+  const operatorTasks = [
+    { key: 'T1', subject: 'Add topWords(text, n) to src/word-stats.js', pool: 'backend', acceptanceCriteria: ['Most frequent first, ties alphabetical'], dependsOn: [] },
+    { key: 'T2', subject: 'Add the bin/word-stats.js command-line entry', pool: 'backend', acceptanceCriteria: ["Prints 'count word' lines"], dependsOn: ['T1'] },
+  ];
+  const api = (method: 'GET' | 'POST', url: string, payload?: unknown) => h.call({ method, url, ...(payload ? { payload } : {}) }, h.adminToken);
+  const runView = async (team: string, runId: string) => (await api('GET', `/api/v1/teams/${team}/runs/${runId}`)).json() as RunView & { waitingFor: string | null };
+  const until = (team: string, runId: string, done: (v: RunView & { waitingFor: string | null }) => boolean, what: string) =>
+    waitFor(
+      async () => {
+        const v = await runView(team, runId);
+        if (v.phase === 'failed') throw new Error(`run failed: ${JSON.stringify(v)}`);
+        return done(v) ? v : undefined;
+      },
+      { timeoutMs: 240_000, intervalMs: 200, message: what },
+    );
+
+  it('v1: the operator writes the tasks, there is no decomposition, and the run completes on them', async () => {
+    const goal = await readFile(join(repo, 'examples', 'word-stats', 'GOAL.md'), 'utf8');
+    const res = await api('POST', '/api/v1/teams/word-stats-v1/runs', { goal, source: join(repo, 'examples', 'word-stats'), mode: 'v1', operator: 'auto', tasks: operatorTasks });
+    expect(res.statusCode).toBe(201);
+    const { runId } = res.json() as { runId: string };
+    const view = await until('word-stats-v1', runId, (v) => v.phase === 'completed', 'the v1 run to complete');
+    expect(view.tasks.map((t) => [t.key, t.origin])).toEqual([
+      ['T1', 'plan'],
+      ['T2', 'plan'],
+      ['F1-1', 'qa-fix'],
+    ]);
+    const sessions = await h.db.pool.query(`SELECT count(*)::int AS n FROM orchestrator.events WHERE type = 'run.session-started' AND stream_id = $1 AND data->>'purpose' = 'decompose'`, [`run-${runId}`]);
+    expect(sessions.rows[0].n).toBe(0);
+  });
+
+  it('v2: the operator accepts the spec, edits Gavin’s plan, and the edited plan is what gets built', async () => {
+    const goal = await readFile(join(repo, 'examples', 'word-stats', 'GOAL.md'), 'utf8');
+    const res = await api('POST', '/api/v1/teams/word-stats-v2/runs', { goal, source: join(repo, 'examples', 'word-stats'), mode: 'v2', operator: 'interactive' });
+    const { runId } = res.json() as { runId: string };
+    await until('word-stats-v2', runId, (v) => v.waitingFor === 'acceptance of the spec', 'the spec to wait for the operator');
+    expect((await api('POST', `/api/v1/teams/word-stats-v2/runs/${runId}/answer`, { kind: 'spec', accept: true })).statusCode).toBe(200);
+    await until('word-stats-v2', runId, (v) => v.phase === 'tasks-review', 'Gavin’s plan to wait for approval');
+    const edited = [operatorTasks[0], { ...operatorTasks[1], subject: 'Add the bin/word-stats.js command-line entry (operator: stdin too)' }];
+    expect((await api('POST', `/api/v1/teams/word-stats-v2/runs/${runId}/answer`, { kind: 'tasks', tasks: edited })).statusCode).toBe(200);
+    const view = await until('word-stats-v2', runId, (v) => v.phase === 'completed', 'the v2 run to complete');
+    expect(view.tasks.find((t) => t.key === 'T2')).toMatchObject({ subject: 'Add the bin/word-stats.js command-line entry (operator: stdin too)', status: 'merged' });
   });
 });
