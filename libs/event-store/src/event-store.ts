@@ -1,14 +1,15 @@
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { meter } from '@headspace/telemetry';
 import type { EventRegistry } from '@headspace/contracts';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
+import { appendManyParameters, appendManyStatement, expectations, firstConflict, isAppendManyConflict } from './append-many';
 import { appendOneStatements, appendStatements, type CasKind } from './append-sql';
 import { signalAppended } from './append-signal';
 import { ConcurrencyError } from './concurrency-error';
 import { categoryOf, deterministicEventId } from './event-id';
 import { quoteIdent } from './quote-ident';
 import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from './row-mapping';
-import type { AppendOptions, AppendResult, ExpectedVersion, NewEvent, Queryable, RecordedEvent } from './types';
+import type { AppendOptions, AppendResult, ExpectedVersion, NewEvent, Queryable, RecordedEvent, StreamAppend, StreamCheck } from './types';
 
 const tracer = trace.getTracer('headspace.event-store');
 const appended = meter.createCounter('headspace.events.appended', {
@@ -30,6 +31,7 @@ export class EventStore {
   private readonly q: string;
   private readonly statements: Record<CasKind, string>;
   private readonly singleStatements: Record<CasKind, string>;
+  private readonly manyStatement: string;
 
   constructor(options: EventStoreOptions) {
     this.pool = options.pool;
@@ -38,6 +40,7 @@ export class EventStore {
     this.q = quoteIdent(options.schema);
     this.statements = appendStatements(this.q);
     this.singleStatements = appendOneStatements(this.q);
+    this.manyStatement = appendManyStatement(this.q);
   }
 
   async append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
@@ -69,6 +72,68 @@ export class EventStore {
         span.end();
       }
     });
+  }
+
+  /**
+   * Appends to several streams in one statement (one round trip), all or nothing — a group commit
+   * of many commands. Each entry is one command's events on one stream; entries on the same stream
+   * follow each other in order, the first one's `expected` is compared and every later one must
+   * expect the version the earlier ones leave. `checks` assert the versions of streams the events
+   * were decided on but that are not written (e.g. a budget that refused, or one that must still
+   * not exist). Only exact versions and 'no-stream' are supported. A wrong version anywhere is a
+   * ConcurrencyError and nothing is written; with no appends, only the checks are made. There is
+   * no replay detection: an event id recorded before (a retried command) fails the whole call
+   * with the database's unique violation (23505), so callers look their commands up first.
+   */
+  async appendMany(appends: StreamAppend[], options: { client?: PoolClient; checks?: StreamCheck[] } = {}): Promise<AppendResult[]> {
+    const checks = options.checks ?? [];
+    const db = options.client ?? this.pool;
+    if (appends.length === 0) {
+      const conflict = checks.length ? firstConflict(expectations([], checks), await this.versionsOf(checks.map((c) => c.streamId), db)) : undefined;
+      if (conflict) throw conflict;
+      return [];
+    }
+    const plan = appendManyParameters(appends, checks, (event, index, entry) => this.prepare(event, index, entry.streamId, entry));
+    return tracer.startActiveSpan('append-many', { kind: SpanKind.INTERNAL }, async (span) => {
+      span.setAttributes({ 'headspace.stream_count': plan.streamCount, 'headspace.event_count': plan.eventCount });
+      try {
+        const { rows } = await db
+          .query<AppendedRow & { stream_id: string }>({ name: `hs-append-many-${this.schema}`, text: this.manyStatement, values: plan.values })
+          .catch(async (error: unknown) => {
+            if (!isAppendManyConflict(error)) throw error;
+            // Inside the caller's transaction the failure aborted it: nothing can be looked up, the actual version is unknown.
+            const expected = expectations(appends, checks);
+            const conflict = options.client ? undefined : firstConflict(expected, await this.versionsOf([...expected.keys()], db));
+            throw conflict ?? new ConcurrencyError(appends[0].streamId, appends[0].expected, null);
+          });
+        const byStream = new Map<string, AppendedRow[]>();
+        for (const row of rows) {
+          const list = byStream.get(row.stream_id);
+          if (list) list.push(row);
+          else byStream.set(row.stream_id, [row]);
+        }
+        const taken = new Map<string, number>();
+        const results = appends.map((entry) => {
+          const from = taken.get(entry.streamId) ?? 0;
+          taken.set(entry.streamId, from + entry.events.length);
+          return appendResult(entry.streamId, byStream.get(entry.streamId)!.slice(from, from + entry.events.length), false);
+        });
+        for (const [category, count] of plan.categories) appended.add(count, { category, schema: this.schema });
+        if (!options.client) signalAppended(this.schema);
+        return results;
+      } catch (error) {
+        span.recordException(error as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  private async versionsOf(streamIds: string[], db: Queryable): Promise<Map<string, bigint>> {
+    const { rows } = await db.query<{ stream_id: string; version: string }>(`SELECT stream_id, version FROM ${this.q}.streams WHERE stream_id = ANY ($1::text[])`, [streamIds]);
+    return new Map(rows.map((r) => [r.stream_id, BigInt(r.version)]));
   }
 
   async readStream(streamId: string, options: { fromVersion?: bigint; client?: Queryable } = {}): Promise<RecordedEvent[]> {
@@ -126,7 +191,7 @@ export class EventStore {
     return rows.length ? appendResult(streamId, rows, true) : null;
   }
 
-  private prepare(event: NewEvent, index: number, streamId: string, options: AppendOptions) {
+  private prepare(event: NewEvent, index: number, streamId: string, options: Pick<AppendOptions, 'commandId' | 'metadata'>) {
     const data = this.registry ? this.registry.parse(event.type, event.data) : event.data;
     const schemaVersion = this.registry ? this.registry.get(event.type).schemaVersion : 1;
     const metadata = { ...options.metadata, ...event.metadata, ...(options.commandId ? { commandId: options.commandId } : {}) };

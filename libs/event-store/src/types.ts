@@ -36,6 +36,22 @@ export interface AppendOptions {
   client?: PoolClient;
 }
 
+/** One command's events on one stream, as a part of EventStore.appendMany. */
+export interface StreamAppend {
+  streamId: string;
+  events: NewEvent[];
+  /** An exact version, or 'no-stream' (= 0n). */
+  expected: ExpectedVersion;
+  commandId?: string;
+  metadata?: EventMetadata;
+}
+
+/** A stream an appendMany's events were decided on without writing to it, asserted at a version ('no-stream': must not exist). */
+export interface StreamCheck {
+  streamId: string;
+  expected: ExpectedVersion;
+}
+
 export interface AppendResult {
   streamId: string;
   /** The stream's version after the append: the expected version for the next one. */

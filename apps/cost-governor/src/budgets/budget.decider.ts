@@ -48,6 +48,8 @@ export interface ActiveBudget {
   periodStart: string;
   spent: bigint;
   reservations: Record<string, Reservation>;
+  /** The sum of the reservations' amounts (kept with them: asked on every decision). */
+  held: bigint;
   /** The 80% threshold fired this period (the model stays one tier down until the period ends). */
   warned: boolean;
   /** The 95% threshold fired this period. */
@@ -80,7 +82,16 @@ export type BudgetCommand =
   | { type: 'record-approval-request'; approvalId: string; team: string; now: string }
   | { type: 'resolve-pause'; decision: 'approve' | 'deny'; addMicros?: bigint; resolvedBy: string; approvalId?: string; reason?: string; now: string };
 
-export const reservedTotal = (state: ActiveBudget): bigint => Object.values(state.reservations).reduce((sum, r) => sum + r.amount, 0n);
+export const reservedTotal = (state: ActiveBudget): bigint => state.held;
+
+/** The reservations and their total without one of them (copied key by key: `delete` would turn the object into a slow dictionary). */
+function release(state: ActiveBudget, reservationId: string): Pick<ActiveBudget, 'reservations' | 'held'> {
+  const gone = state.reservations[reservationId];
+  if (!gone) return { reservations: state.reservations, held: state.held };
+  const reservations: Record<string, Reservation> = {};
+  for (const id in state.reservations) if (id !== reservationId) reservations[id] = state.reservations[id];
+  return { reservations, held: state.held - gone.amount };
+}
 
 const str = (n: bigint) => n.toString();
 
@@ -264,6 +275,7 @@ function evolve(state: BudgetState, event: BudgetEvent): BudgetState {
       periodStart: d.periodStart,
       spent: prior && prior.periodStart === d.periodStart ? prior.spent : 0n,
       reservations: prior?.reservations ?? {},
+      held: prior?.held ?? 0n,
       warned: prior?.warned ?? false,
       critical: prior?.critical ?? false,
       proposedAdd: prior?.proposedAdd ?? 0n,
@@ -274,22 +286,16 @@ function evolve(state: BudgetState, event: BudgetEvent): BudgetState {
   switch (event.type) {
     case 'budget.period-started':
       return { ...state, status: 'active', periodStart: event.data.periodStart, spent: 0n, warned: false, critical: false, approvalId: undefined };
-    case 'budget.reserved':
-      return {
-        ...state,
-        reservations: { ...state.reservations, [event.data.reservationId]: { amount: BigInt(event.data.amountMicros), expiresAt: event.data.expiresAt } },
-      };
-    case 'budget.settled': {
-      const reservations = { ...state.reservations };
-      if (event.data.reservationId) delete reservations[event.data.reservationId];
-      return { ...state, reservations, spent: state.spent + BigInt(event.data.costMicros) };
+    case 'budget.reserved': {
+      const { reservations, held } = release(state, event.data.reservationId);
+      const amount = BigInt(event.data.amountMicros);
+      return { ...state, reservations: { ...reservations, [event.data.reservationId]: { amount, expiresAt: event.data.expiresAt } }, held: held + amount };
     }
+    case 'budget.settled':
+      return { ...state, ...(event.data.reservationId ? release(state, event.data.reservationId) : {}), spent: state.spent + BigInt(event.data.costMicros) };
     case 'budget.reservation-expired':
-    case 'budget.reservation-released': {
-      const reservations = { ...state.reservations };
-      delete reservations[event.data.reservationId];
-      return { ...state, reservations };
-    }
+    case 'budget.reservation-released':
+      return { ...state, ...release(state, event.data.reservationId) };
     case 'budget.threshold-crossed':
       return event.data.level === 'warning' ? { ...state, warned: true } : { ...state, critical: true };
     case 'budget.paused':

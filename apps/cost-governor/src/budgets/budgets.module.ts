@@ -4,6 +4,7 @@ import { ApprovalDecidedConsumer } from './approval-bridge/approval-decided.cons
 import { BudgetApprovalProcess } from './approval-bridge/budget-approval.process';
 import { BudgetCommands } from './budget-commands.service';
 import { BudgetRepository } from './budget.repository';
+import { BudgetGroupCommit } from './budget-group-commit';
 import { BudgetsProjection } from './budgets.projection';
 import { GetBudgetHandler } from './get-budget/get-budget.handler';
 import { ListBudgetsHandler } from './list-budgets/list-budgets.handler';
@@ -18,6 +19,7 @@ import { SetBudgetHandler } from './set-budget/set-budget.handler';
   imports: [PricesModule],
   providers: [
     BudgetRepository,
+    BudgetGroupCommit,
     BudgetCommands,
     BudgetsProjection,
     SetBudgetHandler,
@@ -30,6 +32,6 @@ import { SetBudgetHandler } from './set-budget/set-budget.handler';
     BudgetApprovalProcess,
     ApprovalDecidedConsumer,
   ],
-  exports: [BudgetRepository, BudgetCommands],
+  exports: [BudgetRepository, BudgetGroupCommit, BudgetCommands],
 })
 export class BudgetsModule {}

@@ -49,6 +49,17 @@ export class PriceCatalog implements OnModuleInit {
     return this.current();
   }
 
+  /** The table as of the prices stream at `version`, which the caller read with other streams: no query unless a newer table was published. */
+  async syncTo(version: bigint): Promise<PriceBook> {
+    if (version !== this.streamVersion || !this.book) await this.refresh();
+    return this.current();
+  }
+
+  /** The prices stream's version the current table was read at. */
+  get version(): bigint {
+    return this.streamVersion;
+  }
+
   current(): PriceBook {
     if (!this.book) throw new HeadspaceError(ErrorCodes.internal, 'price table not loaded yet');
     return this.book;

@@ -5,6 +5,8 @@ import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
 import type { Pool, PoolClient } from 'pg';
 import { Projection } from '../shared/projection';
 
+type UsageEvent = RecordedEvent<EventData<typeof usageRecorded>>;
+
 /** The usage ledger by every attribution key (reporting, quotas) and the latest rate-limit status per project. */
 @Injectable()
 export class SpendProjection extends Projection {
@@ -19,28 +21,37 @@ export class SpendProjection extends Projection {
     await tx.query(`TRUNCATE ${this.q}.usage_ledger, ${this.q}.rate_limits`);
   }
 
+  /** The batch's usage records in one insert (the two tables are independent, so order between them does not matter). */
+  protected override async applyAll(events: RecordedEvent[], tx: PoolClient): Promise<void> {
+    const usage = events.filter((e): e is UsageEvent => e.type === 'usage.recorded');
+    if (usage.length > 0) await this.insertUsage(usage, tx);
+    for (const event of events) if (event.type !== 'usage.recorded') await this.apply(event, tx);
+  }
+
   protected async apply(event: RecordedEvent, tx: PoolClient): Promise<void> {
-    if (event.type === 'quota.rate-limit-status') {
-      const d = event.data as EventData<typeof rateLimitStatusRecorded>;
-      await tx.query(
-        `INSERT INTO ${this.q}.rate_limits (project, info, reported_at) VALUES ($1, $2, $3)
-         ON CONFLICT (project) DO UPDATE SET info = EXCLUDED.info, reported_at = EXCLUDED.reported_at`,
-        [d.project, JSON.stringify(d.info), d.at],
-      );
-      return;
-    }
-    const d = event.data as EventData<typeof usageRecorded>;
-    const a = d.attribution;
-    const t = d.tokens;
+    if (event.type === 'usage.recorded') return this.insertUsage([event as UsageEvent], tx);
+    const d = event.data as EventData<typeof rateLimitStatusRecorded>;
     await tx.query(
-      `INSERT INTO ${this.q}.usage_ledger (usage_id, task_id, session_id, persona, team, project, surface, model, tier, service_tier,
-         input_tokens, output_tokens, cache_write_5m, cache_write_1h, cache_read_tokens, thinking_tokens, cost_micros, price_version, reservation_id, occurred_at, seq)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21) ON CONFLICT (usage_id) DO NOTHING`,
-      [
-        d.usageId, a.taskId ?? null, a.sessionId, a.persona, a.team, a.project, a.surface, d.model, d.tier, d.serviceTier,
-        t.inputTokens, t.outputTokens, t.cacheWrite5mTokens, t.cacheWrite1hTokens, t.cacheReadTokens, t.thinkingTokens,
-        d.costMicros, d.priceVersion, d.reservationId ?? null, d.occurredAt, event.globalPosition.toString(),
-      ],
+      `INSERT INTO ${this.q}.rate_limits (project, info, reported_at) VALUES ($1, $2, $3)
+       ON CONFLICT (project) DO UPDATE SET info = EXCLUDED.info, reported_at = EXCLUDED.reported_at`,
+      [d.project, JSON.stringify(d.info), d.at],
+    );
+  }
+
+  private async insertUsage(events: UsageEvent[], tx: PoolClient): Promise<void> {
+    const rows = events.map(({ data: d, globalPosition }) => {
+      const [a, t] = [d.attribution, d.tokens];
+      return {
+        usage_id: d.usageId, task_id: a.taskId ?? null, session_id: a.sessionId, persona: a.persona, team: a.team, project: a.project, surface: a.surface,
+        model: d.model, tier: d.tier, service_tier: d.serviceTier, input_tokens: t.inputTokens, output_tokens: t.outputTokens,
+        cache_write_5m: t.cacheWrite5mTokens, cache_write_1h: t.cacheWrite1hTokens, cache_read_tokens: t.cacheReadTokens, thinking_tokens: t.thinkingTokens,
+        cost_micros: d.costMicros, price_version: d.priceVersion, reservation_id: d.reservationId ?? null, occurred_at: d.occurredAt, seq: globalPosition.toString(),
+      };
+    });
+    await tx.query(
+      `INSERT INTO ${this.q}.usage_ledger
+       SELECT * FROM jsonb_populate_recordset(NULL::${this.q}.usage_ledger, $1::jsonb) ON CONFLICT (usage_id) DO NOTHING`,
+      [JSON.stringify(rows)],
     );
   }
 }

@@ -1,6 +1,7 @@
 import { Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { EventStore, ProcessorRunner, type RecordedEvent } from '@headspace/event-store';
 import type { Pool, PoolClient } from 'pg';
+import { decodeWanted } from './decode-wanted';
 
 /** A read model fed by a ProcessorRunner: rows and checkpoint commit together; `rebuild()` replays from position 0. */
 export abstract class Projection implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -14,16 +15,20 @@ export abstract class Projection implements OnApplicationBootstrap, BeforeApplic
       schema,
       name,
       types,
-      decode: (event) => store.validated(event),
-      handle: async (events, tx) => {
-        for (const event of events) await this.apply(event, tx);
-      },
+      decode: decodeWanted(store, types),
+      handle: (events, tx) => this.applyAll(events, tx),
       reset: (tx) => this.reset(tx),
       onError: (error) => this.logger.error(`${name}: ${(error as Error).message}`),
     });
   }
 
   protected abstract apply(event: RecordedEvent, tx: PoolClient): Promise<void>;
+
+  /** A batch, in log order; a projection that can write a batch in a few statements overrides this. */
+  protected async applyAll(events: RecordedEvent[], tx: PoolClient): Promise<void> {
+    for (const event of events) await this.apply(event, tx);
+  }
+
   protected abstract reset(tx: PoolClient): Promise<void>;
 
   onApplicationBootstrap(): void {

@@ -6,6 +6,7 @@ import { APP_CONFIG, NATS_CONNECTION, PG_POOL, SERVICE_SCHEMA } from '@headspace
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Pool } from 'pg';
 import type { AppConfig } from '../../config';
+import { decodeWanted } from '../../shared/decode-wanted';
 import { BudgetCommands } from '../budget-commands.service';
 
 /** The summary the seed's journey 11 shows the operator. */
@@ -38,8 +39,9 @@ export class BudgetApprovalProcess implements OnApplicationBootstrap, BeforeAppl
       schema,
       name: 'process:budget-approvals',
       types: ['budget.paused'],
-      batchSize: 20,
-      decode: (event) => store.validated(event),
+      // Batches count every event of the log, not only pauses (rare: once per budget and period).
+      batchSize: 500,
+      decode: decodeWanted(store, ['budget.paused']),
       handle: async (events) => {
         for (const event of events) await this.ask(event as RecordedEvent<EventData<typeof budgetPaused>>);
       },

@@ -8,7 +8,6 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
 import type { AppConfig } from '../../config';
 import { costOf } from '../../prices/cost';
-import { PriceCatalog } from '../../prices/price-catalog.service';
 import { recordBudgetMetrics, recordDecisionMetric } from '../../reporting/cost-metrics';
 import { annotateDecisionSpan } from '../../reporting/cost-span-attributes';
 import { routeModel } from '../../routing/model-router';
@@ -16,7 +15,8 @@ import { metadataOf } from '../../shared/event-metadata';
 import { ServedHandler } from '../../shared/served-handler';
 import { applicableBudgetIds } from '../applicable-budgets';
 import { budgetDecider, type ActiveBudget, type BudgetCommand } from '../budget.decider';
-import { BudgetRepository } from '../budget.repository';
+import { BudgetGroupCommit } from '../budget-group-commit';
+import { firstEventIds } from '../budget-tick';
 import { maxPressure, pressureOf, toBudgetView } from '../budget-view';
 
 type Reply = ResponseOf<typeof maySpend>;
@@ -31,15 +31,15 @@ const SEVERITY: Record<string, { rank: number; decision: Reply['decision'] }> = 
 
 /**
  * `may-spend`: routes the call (signals, override, budget pressure, batch), prices its worst case
- * on the model that will actually run, and reserves that amount on every applicable budget in one
- * transaction — all or none, each at its exact stream version under a row lock taken in a fixed
- * order. Refusals (paused, stopped, exceeded) are answers, not errors; nothing is recorded for them.
+ * on the model that will actually run, and reserves that amount on every applicable budget — all
+ * or none, each at its exact stream version, group-committed with the other budget commands of its
+ * tick (BudgetGroupCommit). Refusals (paused, stopped, exceeded) are answers, not errors; nothing is
+ * recorded for them.
  */
 @Injectable()
 export class MaySpendHandler extends ServedHandler<typeof maySpend> {
   constructor(
-    private readonly budgets: BudgetRepository,
-    private readonly catalog: PriceCatalog,
+    private readonly groupCommit: BudgetGroupCommit,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(NATS_CONNECTION) nc: NatsConnection,
   ) {
@@ -49,56 +49,58 @@ export class MaySpendHandler extends ServedHandler<typeof maySpend> {
   async handle(request: z.output<typeof maySpend.request>, ctx: RequestContext): Promise<Reply> {
     const commandId = ctx.commandId ?? randomUUID();
     const now = new Date();
-    const prices = await this.catalog.fresh();
     const reservationId = idFromCommand(commandId, 'reservation');
     const expiresAt = new Date(now.getTime() + this.config.HS_RESERVATION_TIMEOUT_MS).toISOString();
     const budgetIds = applicableBudgetIds(request.attribution);
-    const reply = await this.budgets.batched(budgetIds, async (bt) => {
-      const states = await bt.lock(budgetIds);
-      const budgets = [...states.values()];
-      const routing = routeModel(
-        { signals: request.signals, model: request.model, effort: request.effort, interactive: request.interactive, pressure: maxPressure(budgets.map(pressureOf)), fastModels: this.config.HS_FAST_MODE_MODELS },
-        prices,
-        now,
-      );
-      const caps = budgets.map((b) => b.turnOutputTokens).filter((c): c is number => c !== undefined);
-      const maxOutputTokens = Math.min(request.estimate.maxOutputTokens, ...caps);
-      if (caps.length && maxOutputTokens < request.estimate.maxOutputTokens) routing.reasons.push(`max output clamped to the turn cap of ${maxOutputTokens} tokens`);
-      const worst = costOf(prices.resolve(routing.model, now), prices.table.multipliers, { ...request.estimate, outputTokens: maxOutputTokens }, routing.batch).micros;
-      const base = { routing, maxOutputTokens, priceVersion: prices.version };
-      const reserve: BudgetCommand = {
-        type: 'reserve',
-        reservationId,
-        amountMicros: worst,
-        inputTokens: request.estimate.inputTokens + request.estimate.cacheWrite5mTokens + request.estimate.cacheWrite1hTokens + request.estimate.cacheReadTokens,
-        model: routing.model,
-        expiresAt,
-        now: now.toISOString(),
-      };
-
-      if (await bt.alreadyApplied(commandId, [...states.keys()])) {
-        return { ...base, decision: 'allow' as const, reservationId, reservedMicros: worst.toString(), expiresAt, budgets: budgets.map(toBudgetView) };
-      }
-      const refusal = mostSevere(budgets, reserve);
-      if (refusal) {
-        const severity = SEVERITY[refusal.code];
-        const approvalId = refusal.details?.approvalId as string | undefined;
-        return {
-          ...base,
-          decision: severity.decision,
-          code: refusal.code,
-          message: refusal.message,
-          reservedMicros: '0',
-          ...(approvalId ? { approvalId } : {}),
-          budgets: budgets.map(toBudgetView),
+    const metadata = metadataOf(ctx, commandId);
+    const reply = await this.groupCommit.submit({
+      budgetIds,
+      probes: () => firstEventIds(commandId, budgetIds),
+      work: (tick): Reply => {
+        const states = tick.budgets(budgetIds);
+        const budgets = [...states.values()];
+        const prices = tick.prices;
+        const routing = routeModel(
+          { signals: request.signals, model: request.model, effort: request.effort, interactive: request.interactive, pressure: maxPressure(budgets.map(pressureOf)), fastModels: this.config.HS_FAST_MODE_MODELS },
+          prices,
+          now,
+        );
+        const caps = budgets.map((b) => b.turnOutputTokens).filter((c): c is number => c !== undefined);
+        const maxOutputTokens = Math.min(request.estimate.maxOutputTokens, ...caps);
+        if (caps.length && maxOutputTokens < request.estimate.maxOutputTokens) routing.reasons.push(`max output clamped to the turn cap of ${maxOutputTokens} tokens`);
+        const worst = costOf(prices.resolve(routing.model, now), prices.table.multipliers, { ...request.estimate, outputTokens: maxOutputTokens }, routing.batch).micros;
+        const base = { routing, maxOutputTokens, priceVersion: prices.version };
+        const reserve: BudgetCommand = {
+          type: 'reserve',
+          reservationId,
+          amountMicros: worst,
+          inputTokens: request.estimate.inputTokens + request.estimate.cacheWrite5mTokens + request.estimate.cacheWrite1hTokens + request.estimate.cacheReadTokens,
+          model: routing.model,
+          expiresAt,
+          now: now.toISOString(),
         };
-      }
-      const after: ActiveBudget[] = [];
-      for (const budgetId of states.keys()) {
-        after.push((await bt.apply(budgetId, reserve, commandId, metadataOf(ctx, commandId))).state as ActiveBudget);
-      }
-      return { ...base, decision: 'allow' as const, reservationId, reservedMicros: worst.toString(), expiresAt, budgets: after.map(toBudgetView) };
-    }, commandId);
+
+        if (tick.alreadyApplied(commandId, [...states.keys()])) {
+          return { ...base, decision: 'allow' as const, reservationId, reservedMicros: worst.toString(), expiresAt, budgets: budgets.map(toBudgetView) };
+        }
+        const refusal = mostSevere(budgets, reserve);
+        if (refusal) {
+          const severity = SEVERITY[refusal.code];
+          const approvalId = refusal.details?.approvalId as string | undefined;
+          return {
+            ...base,
+            decision: severity.decision,
+            code: refusal.code,
+            message: refusal.message,
+            reservedMicros: '0',
+            ...(approvalId ? { approvalId } : {}),
+            budgets: budgets.map(toBudgetView),
+          };
+        }
+        const after = [...states.keys()].map((budgetId) => tick.apply(budgetId, reserve, commandId, metadata).state as ActiveBudget);
+        return { ...base, decision: 'allow' as const, reservationId, reservedMicros: worst.toString(), expiresAt, budgets: after.map(toBudgetView) };
+      },
+    });
     recordDecisionMetric(reply.decision, reply.routing.tier);
     annotateDecisionSpan(reply.decision, reply.routing);
     recordBudgetMetrics(reply.budgets);

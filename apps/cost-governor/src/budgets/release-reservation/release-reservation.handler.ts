@@ -8,13 +8,13 @@ import type { z } from 'zod';
 import { metadataOf } from '../../shared/event-metadata';
 import { ServedHandler } from '../../shared/served-handler';
 import { applicableBudgetIds } from '../applicable-budgets';
-import { BudgetRepository } from '../budget.repository';
+import { BudgetGroupCommit } from '../budget-group-commit';
 
 /** `release-reservation`: the call did not happen (or failed before billing): give its holds back now, not at expiry. */
 @Injectable()
 export class ReleaseReservationHandler extends ServedHandler<typeof releaseReservation> {
   constructor(
-    private readonly budgets: BudgetRepository,
+    private readonly groupCommit: BudgetGroupCommit,
     @Inject(NATS_CONNECTION) nc: NatsConnection,
   ) {
     super(releaseReservation, nc);
@@ -23,16 +23,20 @@ export class ReleaseReservationHandler extends ServedHandler<typeof releaseReser
   async handle(request: z.output<typeof releaseReservation.request>, ctx: RequestContext) {
     const commandId = ctx.commandId ?? randomUUID();
     const budgetIds = applicableBudgetIds(request.attribution);
-    const released = await this.budgets.batched(budgetIds, async (bt) => {
-      const states = await bt.lock(budgetIds);
-      const out: Array<{ budgetId: string; releasedMicros: string }> = [];
-      for (const [budgetId, state] of states) {
-        const held = state.reservations[request.reservationId];
-        if (!held) continue;
-        await bt.apply(budgetId, { type: 'release-reservation', reservationId: request.reservationId, reason: request.reason, now: new Date().toISOString() }, commandId, metadataOf(ctx, commandId));
-        out.push({ budgetId, releasedMicros: held.amount.toString() });
-      }
-      return out;
+    const metadata = metadataOf(ctx, commandId);
+    // No probes: a retry finds the hold gone and is told so.
+    const released = await this.groupCommit.submit({
+      budgetIds,
+      work: (tick) => {
+        const out: Array<{ budgetId: string; releasedMicros: string }> = [];
+        for (const [budgetId, state] of tick.budgets(budgetIds)) {
+          const held = state.reservations[request.reservationId];
+          if (!held) continue;
+          tick.apply(budgetId, { type: 'release-reservation', reservationId: request.reservationId, reason: request.reason, now: new Date().toISOString() }, commandId, metadata);
+          out.push({ budgetId, releasedMicros: held.amount.toString() });
+        }
+        return out;
+      },
     });
     if (released.length === 0) {
       throw new HeadspaceError(ErrorCodes.reservationNotFound, `No budget of this attribution holds reservation "${request.reservationId}" (settled, expired or never made)`, {

@@ -8,8 +8,8 @@ import { BudgetCommands } from '../budget-commands.service';
 /**
  * Releases reservations that were never settled (a crashed agent, a lost record-usage) once
  * `HS_RESERVATION_TIMEOUT_MS` passed: `budget.reservation-expired` gives the hold back. Candidates
- * come from the projection; the decision is taken on the locked budget stream, so replicas sweeping
- * together, or a settle racing the sweep, release each hold once.
+ * come from the projection; the decision is appended on the budget stream at its exact version, so
+ * replicas sweeping together, or a settle racing the sweep, release each hold once.
  */
 @Injectable()
 export class ReservationExpirySweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {

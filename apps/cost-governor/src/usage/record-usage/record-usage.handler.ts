@@ -9,10 +9,10 @@ import type { z } from 'zod';
 import type { AppConfig } from '../../config';
 import { applicableBudgetIds } from '../../budgets/applicable-budgets';
 import type { ActiveBudget } from '../../budgets/budget.decider';
-import { BudgetRepository } from '../../budgets/budget.repository';
+import { BudgetGroupCommit } from '../../budgets/budget-group-commit';
+import { firstEventId } from '../../budgets/budget-tick';
 import { toBudgetView } from '../../budgets/budget-view';
 import { costOf } from '../../prices/cost';
-import { PriceCatalog } from '../../prices/price-catalog.service';
 import { recordBudgetMetrics, recordUsageMetrics } from '../../reporting/cost-metrics';
 import { annotateUsageSpan } from '../../reporting/cost-span-attributes';
 import { metadataOf } from '../../shared/event-metadata';
@@ -25,16 +25,15 @@ type Reply = ResponseOf<typeof recordUsage>;
 /**
  * `record-usage`: prices the call with the table in effect (an unknown model is refused before
  * anything is written), records `usage.recorded` in the ledger and settles it on every applicable
- * budget in the same transaction — releasing the reservation's hold, charging the real cost and
+ * budget in the same append (group-committed, see BudgetGroupCommit) — releasing the reservation's hold, charging the real cost and
  * firing thresholds. Settling never fails on a paused or stopped budget: in-flight calls finish.
  * Idempotent by command id (the usage id derives from it).
  */
 @Injectable()
 export class RecordUsageHandler extends ServedHandler<typeof recordUsage> {
   constructor(
-    private readonly budgets: BudgetRepository,
+    private readonly groupCommit: BudgetGroupCommit,
     private readonly store: EventStore,
-    private readonly catalog: PriceCatalog,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(NATS_CONNECTION) nc: NatsConnection,
   ) {
@@ -45,34 +44,33 @@ export class RecordUsageHandler extends ServedHandler<typeof recordUsage> {
     const commandId = ctx.commandId ?? randomUUID();
     const usageId = idFromCommand(commandId, 'usage');
     const occurredAt = request.occurredAt ?? new Date().toISOString();
-    const prices = await this.catalog.fresh();
-    const price = prices.resolve(request.model, new Date(occurredAt));
-    const cost = costOf(price, prices.table.multipliers, request.tokens, request.serviceTier === 'batch');
     const metadata = metadataOf(ctx, commandId);
     const budgetIds = applicableBudgetIds(request.attribution);
-    const outcome = await this.budgets.batched(budgetIds, async (bt) => {
-      const states = await bt.lock(budgetIds);
-      const data: EventData<typeof usageRecorded> = {
-        usageId,
-        attribution: request.attribution,
-        model: price.id,
-        tier: price.tier,
-        serviceTier: request.serviceTier,
-        tokens: request.tokens,
-        costMicros: cost.micros.toString(),
-        longContext: cost.longContext,
-        priceVersion: prices.version,
-        ...(request.reservationId ? { reservationId: request.reservationId } : {}),
-        occurredAt,
-      };
-      // The usage stream is this command's: an existing one means a retry, answered as the first time.
-      const appended = await this.store.append(usageStreamId(usageId), [{ type: 'usage.recorded', data }], { expected: 'no-stream', commandId, metadata, client: bt.tx });
-      if (appended.replayed) {
-        const [first] = (await this.store.readStream(usageStreamId(usageId), { client: bt.tx })) as Array<RecordedEvent<EventData<typeof usageRecorded>>>;
-        return { data: first.data, budgets: [...states.values()], fresh: false };
-      }
-      const after: ActiveBudget[] = [];
-      for (const budgetId of states.keys()) {
+    const usageStream = usageStreamId(usageId);
+    const decided = await this.groupCommit.submit({
+      budgetIds,
+      probes: () => [firstEventId(commandId, usageStream)],
+      work: (tick) => {
+        const prices = tick.prices;
+        const price = prices.resolve(request.model, new Date(occurredAt));
+        const cost = costOf(price, prices.table.multipliers, request.tokens, request.serviceTier === 'batch');
+        const states = tick.budgets(budgetIds);
+        // The usage stream is this command's: already there means a retry, answered as the first time.
+        if (tick.appended(commandId, usageStream)) return { cost, budgets: [...states.values()], fresh: false as const };
+        const data: EventData<typeof usageRecorded> = {
+          usageId,
+          attribution: request.attribution,
+          model: price.id,
+          tier: price.tier,
+          serviceTier: request.serviceTier,
+          tokens: request.tokens,
+          costMicros: cost.micros.toString(),
+          longContext: cost.longContext,
+          priceVersion: prices.version,
+          ...(request.reservationId ? { reservationId: request.reservationId } : {}),
+          occurredAt,
+        };
+        tick.create(usageStream, [{ type: 'usage.recorded', data }], commandId, metadata);
         const settle = {
           type: 'settle' as const,
           usageId,
@@ -82,13 +80,14 @@ export class RecordUsageHandler extends ServedHandler<typeof recordUsage> {
           topUpPercent: this.config.HS_BUDGET_TOPUP_PERCENT,
           now: new Date().toISOString(),
         };
-        after.push((await bt.apply(budgetId, settle, commandId, metadata)).state as ActiveBudget);
-      }
-      return { data, budgets: after, fresh: true };
+        const after = [...states.keys()].map((budgetId) => tick.apply(budgetId, settle, commandId, metadata).state as ActiveBudget);
+        return { cost, data, budgets: after, fresh: true as const };
+      },
     });
+    const outcome = decided.fresh ? decided : { ...decided, data: await this.recorded(usageId) };
     if (outcome.fresh) {
-      recordUsageMetrics(request.attribution, outcome.data.model, request.tokens, cost.micros);
-      annotateUsageSpan(request.attribution, outcome.data.model, request.tokens, microsToUsd(cost.micros));
+      recordUsageMetrics(request.attribution, outcome.data.model, request.tokens, outcome.cost.micros);
+      annotateUsageSpan(request.attribution, outcome.data.model, request.tokens, microsToUsd(outcome.cost.micros));
       recordBudgetMetrics(outcome.budgets.map(toBudgetView));
     }
     return {
@@ -99,5 +98,10 @@ export class RecordUsageHandler extends ServedHandler<typeof recordUsage> {
       priceVersion: outcome.data.priceVersion,
       budgets: outcome.budgets.map((b) => ({ budgetId: b.budgetId, spentMicros: b.spent.toString(), ...(b.limit === undefined ? {} : { limitMicros: b.limit.toString() }) })),
     };
+  }
+
+  private async recorded(usageId: string): Promise<EventData<typeof usageRecorded>> {
+    const [first] = (await this.store.readStream(usageStreamId(usageId))) as Array<RecordedEvent<EventData<typeof usageRecorded>>>;
+    return first.data;
   }
 }
