@@ -117,6 +117,7 @@ function taskEvents(state: RunState, started: Started, session: RunSessionState,
   const status = o.output.kind === 'task' ? o.output.status : 'unknown';
   // "unknown": no usable reflection after a normal end; QA judges the work instead.
   const completed = o.exitReason === 'completed' && (status === 'completed' || status === 'unknown');
+  const handedOff = o.exitReason === 'handoff';
   const events: RunEvent[] = [
     {
       type: 'run.task-finished',
@@ -127,14 +128,15 @@ function taskEvents(state: RunState, started: Started, session: RunSessionState,
         persona: session.persona,
         sessionId: session.sessionId,
         attempt: session.attempt,
-        outcome: completed ? 'completed' : 'failed',
+        outcome: completed ? 'completed' : handedOff ? 'handed-off' : 'failed',
         summary: o.summary.slice(0, 10_000),
         files: o.files,
         at: o.now,
       },
     },
   ];
-  if (!completed && session.attempt >= (task?.maxAttempts ?? started.limits.maxTaskAttempts)) {
+  // A handoff is the same attempt carried on by a fresh session of the same persona (seed 000 §6.3).
+  if (!completed && !handedOff && session.attempt >= (task?.maxAttempts ?? started.limits.maxTaskAttempts)) {
     // Team → Gavin; in v1 the operator is the PM.
     const to: EscalationLevel = started.mode === 'v1' ? 'operator' : 'gavin';
     const subject = `${key} '${task?.task.subject ?? key}' failed ${session.attempt} time${session.attempt === 1 ? '' : 's'}`;

@@ -86,6 +86,12 @@ function execution(state: RunState): RunAction[] {
     if (t.status !== 'pending' || busy >= started.limits.maxConcurrentAgents) continue;
     if (!t.task.dependsOn.every((d) => isSettled(state, d))) continue;
     busy++;
+    if (t.handoffs && t.persona) {
+      // The same attempt, carried on from the handoff by a fresh session of the same persona.
+      const sessionId = `${sessionIdFor(started.runId, 'task', key, t.attempts)}.h${t.handoffs}`;
+      actions.push({ type: 'start-session', sessionId, purpose: 'task', taskKey: key, attempt: t.attempts, ...poolFor(state, t), affinity: t.persona });
+      continue;
+    }
     const attempt = t.attempts + 1;
     actions.push({ type: 'start-session', sessionId: sessionIdFor(started.runId, 'task', key, attempt), purpose: 'task', taskKey: key, attempt, ...poolFor(state, t) });
   }

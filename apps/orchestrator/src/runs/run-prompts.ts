@@ -90,7 +90,11 @@ export function promptFor(state: RunState, purpose: SessionPurpose, taskKey?: st
         `Task ${t.task.key}: ${t.task.subject}`,
         t.task.description,
         `Acceptance criteria:\n${bullet(t.task.acceptanceCriteria)}`,
-        previous.length ? `This is attempt ${previous.length + 1}; the earlier attempt did not finish. Check the workspace for what is already there.` : '',
+        t.handoff
+          ? `## Handoff From Your Previous Session\n\nYour previous session on this task filled its context and handed over. Carry on from here; the workspace has its work.\n\n${t.handoff}`
+          : previous.length
+            ? `This is attempt ${previous.length + 1}; the earlier attempt did not finish. Check the workspace for what is already there.`
+            : '',
         t.notes.length ? `Guidance for this attempt:\n${bullet(t.notes)}` : '',
         `## Specification of the whole goal\n\n${renderSpec(state.spec!)}`,
         `Work in the current directory (your own git worktree). Run the project's tests before you finish. ${outputRule('nothing extra is needed; set `task_result.status` honestly.')}`,

@@ -3,6 +3,8 @@ import type { RunTask } from '@headspace/contracts';
 import { describe, expect, it } from 'vitest';
 import { AUTO_ANSWER, AUTO_OPERATOR, isSettled, runDecider, type RunCommand, type RunEvent, type RunState } from './run.decider';
 import type { PhaseOutput } from './run-output';
+import { nextActions } from './run-planner';
+import { promptFor } from './run-prompts';
 
 const now = '2026-11-24T10:00:00.000Z';
 const later = '2026-11-24T10:05:03.000Z';
@@ -237,6 +239,23 @@ describe('run decider: execution', () => {
     const base = [...building(), session('a1', 'task', 'con', { taskKey: 'T1' })];
     expect(after(base, outcome('a1', { kind: 'task', status: 'partial' })).tasks.T1.status).toBe('pending');
     expect(after(base, outcome('a1', { kind: 'task', status: 'completed' }, 'max_turns')).tasks.T1.status).toBe('pending');
+  });
+
+  it('a session that hands off at the context threshold is continued by a fresh session of the same persona, on the same attempt, from its handoff', () => {
+    const handoff = '# Handoff: Con — Session 2026-11-24T10:00:00Z\n\n## Task\nT1';
+    const base = [...building(), session('r1.task.T1.a1', 'task', 'con', { taskKey: 'T1' })];
+    const events = decide(base, { ...(outcome('r1.task.T1.a1', { kind: 'task', status: 'unknown' }, 'handoff') as Extract<RunCommand, { type: 'record-session-outcome' }>), summary: handoff });
+    expect(events.map((e) => e.type)).toEqual(['run.session-ended', 'run.task-finished']);
+    expect(events[1]).toMatchObject({ data: { outcome: 'handed-off', attempt: 1, summary: handoff } });
+    const state = foldEvents(runDecider, [...base, ...events]);
+    expect(state.tasks.T1).toMatchObject({ status: 'pending', attempts: 1, handoffs: 1, handoff, persona: 'con' });
+    const next = nextActions(state).filter((a) => a.type === 'start-session');
+    expect(next).toEqual([expect.objectContaining({ sessionId: 'r1.task.T1.a1.h1', taskKey: 'T1', attempt: 1, affinity: 'con' })]);
+    expect(promptFor(state, 'task', 'T1')).toContain(`## Handoff From Your Previous Session`);
+    expect(promptFor(state, 'task', 'T1')).toContain(handoff);
+    // Handing off never counts against the attempts: no escalation even on the last attempt.
+    const last = [...building({ limits: { ...limits, maxTaskAttempts: 1 } }), session('s', 'task', 'con', { taskKey: 'T1' })];
+    expect(decide(last, outcome('s', { kind: 'task', status: 'unknown' }, 'handoff')).map((e) => e.type)).toEqual(['run.session-ended', 'run.task-finished']);
   });
 
   it('a task out of attempts escalates to Gavin, or to the operator in v1 where the operator is the PM', () => {

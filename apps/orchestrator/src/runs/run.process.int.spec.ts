@@ -62,6 +62,8 @@ class ScriptedSessions implements RunSessionsPort {
   readonly simulated = true;
   readonly starts: RunSessionStart[] = [];
   hold?: (s: RunSessionStart) => boolean;
+  /** Sessions that fill their context: they write a handoff and end as `handoff` instead of finishing. */
+  handsOff?: (s: RunSessionStart) => boolean;
   private held: RunSessionStart[] = [];
 
   constructor(private readonly qaFailsFirst = true) {}
@@ -83,6 +85,13 @@ class ScriptedSessions implements RunSessionsPort {
   }
 
   private async finish(s: RunSessionStart): Promise<void> {
+    if (this.handsOff?.(s)) {
+      const recorder = await SessionRecorder.load(store, s.sessionId);
+      const handoff = { persona: 'Con', sessionAt: new Date().toISOString(), task: 'T1', status: 'half done', whatWasDone: ['Wrote the first half'], whatRemains: ['The second half'], blockersNotes: [], filesModified: [], suggestedNextSteps: ['Write the second half'], preserved: [] };
+      await recorder.record({ type: 'record-handoff', sessionId: s.sessionId, handoff, contextUsedPercent: 81, now: new Date().toISOString() });
+      await recorder.record({ type: 'end-session', sessionId: s.sessionId, exitReason: 'handoff', summary: 'Handed off at 81%', now: new Date().toISOString() });
+      return;
+    }
     const output = await this.work(s);
     const recorder = await SessionRecorder.load(store, s.sessionId);
     const reflection = { task_result: { status: 'completed', summary: `${s.persona} done`, files_changed: [], ...(output ? { output } : {}) }, reflection: { what_worked: '', what_didnt: '', confidence: 'high' }, suggested_learnings: [] };
@@ -268,6 +277,25 @@ describe('run process', () => {
     }
   });
 
+  it('a builder whose session hands off at the context threshold is continued by a fresh session of the same persona from the handoff, and the task finishes', async () => {
+    const sessions = new ScriptedSessions(false);
+    sessions.handsOff = (s) => s.kind === 'task' && /\.task\.T1\.a1$/.test(s.sessionId);
+    const p = processWith(sessions);
+    try {
+      const { runId } = await start({ team: 'handoff', mode: 'v3' });
+      const done = await completed(runId);
+      const t1 = sessions.starts.filter((s) => s.kind === 'task' && s.sessionId.includes('.task.T1.'));
+      expect(t1.map((s) => s.sessionId.slice(runId.length))).toEqual(['.task.T1.a1', '.task.T1.a1.h1']);
+      expect(t1[1].persona).toBe(t1[0].persona);
+      expect(t1[1].prompt).toContain('## Handoff From Your Previous Session');
+      expect(t1[1].prompt).toContain('The second half');
+      expect(done.tasks.T1).toMatchObject({ status: 'merged', attempts: 1 });
+      expect((await eventsOf(runId)).filter((e) => e.type === 'run.escalated')).toEqual([]);
+    } finally {
+      await p.beforeApplicationShutdown();
+    }
+  });
+
   it('a process that stops mid-execution is replaced by another that finishes the run without starting any session twice', async () => {
     const sessions = new ScriptedSessions();
     sessions.hold = (s) => s.kind === 'task';
@@ -323,11 +351,12 @@ describe('run process', () => {
       if (!page.nextCursor) break;
       page = await runs(page.nextCursor);
     }
-    expect(all).toHaveLength(6);
-    expect(new Set(all).size).toBe(6);
+    // One run per spec above: every run started in this file is listed exactly once.
+    expect(all).toHaveLength(7);
+    expect(new Set(all).size).toBe(7);
     const snapshot = () => tm.db.pool.query('SELECT run_id, team, title, mode, phase, verdict, leases_held, started_at, ended_at FROM orchestrator.runs ORDER BY run_id').then((r) => r.rows);
     const live = await snapshot();
-    expect(live.map((r) => r.phase).sort()).toEqual(['completed', 'completed', 'completed', 'completed', 'completed', 'failed']);
+    expect(live.map((r) => r.phase).sort()).toEqual(['completed', 'completed', 'completed', 'completed', 'completed', 'completed', 'failed']);
     expect(live.every((r) => r.leases_held === 0)).toBe(true);
     await projection.runner.rebuild();
     await projection.runner.waitUntilCaughtUp();

@@ -22,6 +22,9 @@ export interface RunTaskState {
   teamTaskId?: string;
   /** Guidance from escalation answers, given to the next attempt. */
   notes: string[];
+  /** Sessions of the current attempt that handed off; the next one continues from `handoff`. */
+  handoffs?: number;
+  handoff?: string;
 }
 
 export interface RunSessionState {
@@ -191,8 +194,9 @@ function apply(state: RunState, event: RunEvent): RunState {
     case 'run.task-finished': {
       const d = event.data;
       return withTask(state, d.taskKey, (t) => {
+        if (d.outcome === 'handed-off') return { status: 'pending', files: d.files, summary: d.summary, handoffs: (t.handoffs ?? 0) + 1, handoff: d.summary };
         const status: RunTaskState['status'] = d.outcome === 'completed' ? 'done' : d.attempt >= t.maxAttempts ? 'failed' : 'pending';
-        return { status, files: d.files, summary: d.summary };
+        return { status, files: d.files, summary: d.summary, handoffs: 0, handoff: undefined };
       });
     }
     case 'run.task-merged': {

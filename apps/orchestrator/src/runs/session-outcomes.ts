@@ -1,4 +1,5 @@
-import { sessionStreamId, type EventData, type sessionEnded, type sessionReflected } from '@headspace/contracts';
+import { renderHandoffMarkdown } from '@headspace/agent-runtime';
+import { sessionStreamId, type EventData, type sessionEnded, type sessionHandedOff, type sessionReflected } from '@headspace/contracts';
 import type { EventStore } from '@headspace/event-store';
 
 export interface RecordedSessionOutcome {
@@ -15,8 +16,19 @@ export async function readSessionOutcome(store: EventStore, sessionId: string): 
   if (!ended) return { started: events.length > 0 };
   const reflected = events.find((e) => e.type === 'session.reflected')?.data as EventData<typeof sessionReflected> | undefined;
   const reflection = reflected && !reflected.malformed ? reflected.reflection : undefined;
+  // A session that handed off passes its handoff artefact on as its summary: the next session of the persona starts from it.
+  const handedOff = events.find((e) => e.type === 'session.handed-off')?.data as EventData<typeof sessionHandedOff> | undefined;
+  const summary = ended.exitReason === 'handoff' && handedOff ? renderHandoff(handedOff.handoff) ?? ended.summary : ended.summary;
   return {
     started: true,
-    outcome: { exitReason: ended.exitReason, summary: ended.summary, filesModified: ended.filesModified, ...(reflection ? { reflection } : {}) },
+    outcome: { exitReason: ended.exitReason, summary, filesModified: ended.filesModified, ...(reflection ? { reflection } : {}) },
   };
+}
+
+function renderHandoff(artefact: Record<string, unknown>): string | undefined {
+  try {
+    return renderHandoffMarkdown(artefact as unknown as Parameters<typeof renderHandoffMarkdown>[0]).slice(0, 10_000);
+  } catch {
+    return undefined;
+  }
 }

@@ -178,7 +178,8 @@ export const runTaskFinished = ev(
     persona: id,
     sessionId: id,
     attempt: z.number().int().positive(),
-    outcome: z.enum(['completed', 'failed']),
+    /** `handed-off`: the session filled its context and wrote a handoff (in `summary`); the same persona continues in a fresh session, not a new attempt. */
+    outcome: z.enum(['completed', 'failed', 'handed-off']),
     summary: text(10_000),
     files: z.array(z.string().max(1_000)).max(1_000).default([]),
     at,
@@ -421,6 +422,7 @@ export function summariseRunEvent(event: RunStreamEvent): string {
       return `${count(event.data.tasks.length, 'task')} put on team ${event.data.team}'s task list`;
     case 'run.task-finished': {
       const d = event.data;
+      if (d.outcome === 'handed-off') return `${who(d.persona)} handed ${d.taskKey}${quoted(d.subject)} over to a fresh session of ${who(d.persona)} (context full)`;
       return d.outcome === 'completed' ? `${who(d.persona)} finished ${d.taskKey}${quoted(d.subject)}` : `${who(d.persona)} did not finish ${d.taskKey}${quoted(d.subject)} (attempt ${d.attempt})`;
     }
     case 'run.task-merged': {
