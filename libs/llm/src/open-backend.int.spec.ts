@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openLlmBackend } from './open-backend';
 
@@ -33,5 +36,24 @@ describe('openLlmBackend', () => {
     expect(opened.simulator).toBeUndefined();
     expect(opened.client.baseURL).toBe('http://127.0.0.1:9');
     await opened.close();
+  });
+
+  it('plays scenarios from the HS_SIMULATOR_SCENARIOS directories of its env before the shipped ones', async () => {
+    const extra = mkdtempSync(join(tmpdir(), 'hs-llm-open-extra-'));
+    writeFileSync(join(extra, 'workshop.yaml'), 'id: example-workshop\npersona: robbo\nsituation: workshop\nsteps:\n  - text: The example script.\n');
+    const unrelated = mkdtempSync(join(tmpdir(), 'hs-llm-open-empty-'));
+    const opened = await openLlmBackend({ env: { HS_SIMULATOR_SCENARIOS: [unrelated, extra].join(delimiter) }, timeoutMs: 5_000, maxRetries: 0 });
+    try {
+      const result = await opened.client.create({
+        model: 'haiku',
+        maxTokens: 500,
+        system: '# Team Member: Robbo\n\nSituation: workshop',
+        messages: [{ role: 'user', content: 'An idea' }],
+      });
+      expect(result.message.content[0]).toMatchObject({ type: 'text', text: '[simulated] The example script.' });
+    } finally {
+      await opened.close();
+      for (const dir of [extra, unrelated]) rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
