@@ -123,10 +123,12 @@ describe('headspace CLI against a running gateway', { timeout: 180_000 }, () => 
     expect(tooShort.stderr).toContain('field: summary');
 
     expect((await cli(['lock', 'add', '-t', 'apollo', 'src/auth.ts', '--as', 'con'])).code).toBe(0);
-    const locks = JSON.parse((await cli(['--json', 'lock', 'list', '-t', 'apollo'])).stdout) as Array<{ path: string; holder: string }>;
+    // The lock list is a projection: it shows a lock (and its release) a moment after the command.
+    const lockList = async () => JSON.parse((await cli(['--json', 'lock', 'list', '-t', 'apollo'])).stdout) as Array<{ path: string; holder: string }>;
+    const locks = await waitFor(async () => ((await lockList()).length === 1 ? lockList() : undefined), { timeoutMs: 15_000 });
     expect(locks).toEqual([expect.objectContaining({ path: 'src/auth.ts', holder: 'con' })]);
     expect((await cli(['lock', 'release', '-t', 'apollo', 'src/auth.ts', '--as', 'con'])).stdout).toContain('released');
-    expect(JSON.parse((await cli(['--json', 'lock', 'list', '-t', 'apollo'])).stdout)).toEqual([]);
+    expect(await waitFor(async () => ((await lockList()).length === 0 ? [] : undefined), { timeoutMs: 15_000 })).toEqual([]);
 
     const requested = await api('/api/v1/teams/apollo/approvals', { kind: 'plan-approval', requester: 'gavin', summary: 'Plan for the auth work', timeoutMs: 600_000 });
     const { approvalId } = (await requested.json()) as { approvalId: string };
