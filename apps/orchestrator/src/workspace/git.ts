@@ -1,40 +1,82 @@
+import { ErrorCodes, HeadspaceError } from '@headspace/contracts';
 import { execFile } from 'node:child_process';
 
-export class GitError extends Error {
+export interface GitResult {
+  stdout: string;
+  stderr: string;
+  /** The exit code; non-zero only when the call allowed failure. */
+  code: number;
+}
+
+/** A git command that failed (or could not start). Carries git's own words in `details.stderr`. */
+export class GitError extends HeadspaceError {
   constructor(
     readonly args: string[],
     readonly exitCode: number | null,
     readonly stderr: string,
+    cause?: unknown,
   ) {
-    super(`git ${args.join(' ')} failed (${exitCode}): ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
+    const tail = stderr.trim().split('\n').slice(-3).join(' | ');
+    super(ErrorCodes.workspaceGitFailed, `git ${args.join(' ')} failed (${exitCode ?? 'not started'}): ${tail}`, { details: { args, exitCode, stderr: tail }, cause });
   }
 }
 
-/** Git needs an identity to commit, and must never stop to ask for anything. */
-const env = {
-  ...process.env,
-  GIT_AUTHOR_NAME: 'Headspace',
-  GIT_AUTHOR_EMAIL: 'headspace@localhost',
-  GIT_COMMITTER_NAME: 'Headspace',
-  GIT_COMMITTER_EMAIL: 'headspace@localhost',
-  GIT_TERMINAL_PROMPT: '0',
-  GIT_EDITOR: 'true',
-};
+/**
+ * Settings that hold for every call whatever the machine's own git config says: hooks (a global
+ * hooksPath, or husky) must not run inside run checkouts, and a global `commit.gpgsign` would make
+ * every commit fail or prompt.
+ */
+const FIXED_CONFIG = ['-c', 'core.hooksPath=/dev/null', '-c', 'commit.gpgsign=false', '-c', 'init.defaultBranch=main', '-c', 'core.quotePath=false'];
 
-/** Runs git with an argument list (never a shell string) in `cwd`; resolves stdout. */
-export function git(cwd: string, args: string[], options: { allowFailure?: boolean } = {}): Promise<{ stdout: string; code: number }> {
+/**
+ * The caller's GIT_* variables are dropped: a GIT_DIR or GIT_INDEX_FILE inherited from a git hook
+ * (tests run from pre-commit) would point every command at the wrong repository.
+ */
+function gitEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('GIT_')) env[key] = value;
+  // LC_ALL=C: the few messages read back (a worktree's lock reason) must not be translated.
+  return { ...env, LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0', GIT_EDITOR: 'true', GIT_MERGE_AUTOEDIT: 'no' };
+}
+
+/** Runs git with an argument list (never a shell string) in `cwd`. Rejects with a GitError unless `allowFailure`. */
+export function git(cwd: string, args: string[], options: { allowFailure?: boolean } = {}): Promise<GitResult> {
   return new Promise((resolve, reject) => {
-    execFile('git', ['-c', 'core.hooksPath=/dev/null', '-c', 'init.defaultBranch=main', ...args], { cwd, env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? ((error as { code: number }).code) : 1) : 0;
-      if (error && !options.allowFailure) return reject(new GitError(args, code, String(stderr)));
-      resolve({ stdout: String(stdout), code });
+    execFile('git', [...FIXED_CONFIG, ...args], { cwd, env: gitEnv(), maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const exit = error ? (error as { code?: unknown }).code : 0;
+      // A string code (ENOENT, …) means git never ran: that is never an allowed failure.
+      if (error && typeof exit !== 'number') return reject(new GitError(args, null, error.message, error));
+      const code = typeof exit === 'number' ? exit : 1;
+      if (error && !options.allowFailure) return reject(new GitError(args, code, String(stderr), error));
+      resolve({ stdout: String(stdout), stderr: String(stderr), code });
     });
   });
 }
 
-/** Paths from `git status --porcelain=v1 -z` (renames give the new path). */
-export function parsePorcelain(output: string): Array<{ status: string; path: string }> {
-  const entries: Array<{ status: string; path: string }> = [];
+/** Whether the command exits 0 (for questions such as `rev-parse --verify`). */
+export async function gitSucceeds(cwd: string, args: string[]): Promise<boolean> {
+  return (await git(cwd, args, { allowFailure: true })).code === 0;
+}
+
+/** The non-empty lines of the command's output. */
+export async function gitLines(cwd: string, args: string[]): Promise<string[]> {
+  return (await git(cwd, args)).stdout.split('\n').filter(Boolean);
+}
+
+/** The paths a path-listing command prints, read with `-z` so that no file name can break them. */
+export async function gitPaths(cwd: string, args: string[]): Promise<string[]> {
+  return (await git(cwd, [...args, '-z'])).stdout.split('\0').filter(Boolean);
+}
+
+export interface StatusEntry {
+  /** The two-letter XY status of porcelain v1 (`' M'`, `'??'`, `'UU'`, …). */
+  status: string;
+  path: string;
+}
+
+/** Entries of `git status --porcelain=v1 -z` (a rename or copy gives its new path). */
+export function parsePorcelain(output: string): StatusEntry[] {
+  const entries: StatusEntry[] = [];
   const parts = output.split('\0');
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i];
@@ -44,4 +86,16 @@ export function parsePorcelain(output: string): Array<{ status: string; path: st
     if (status[0] === 'R' || status[0] === 'C') i++; // the original path follows
   }
   return entries;
+}
+
+const UNMERGED = new Set(['DD', 'AU', 'UD', 'UA', 'DU', 'AA', 'UU']);
+
+/** Whether a porcelain status is one of git's unmerged (conflicted, not yet marked resolved) states. */
+export function isUnmerged(status: string): boolean {
+  return UNMERGED.has(status);
+}
+
+/** Whether text still holds the `<<<<<<<` or `>>>>>>>` lines git writes around a conflict. */
+export function hasConflictMarkers(text: string): boolean {
+  return /^(<{7}|>{7})( |$)/m.test(text);
 }

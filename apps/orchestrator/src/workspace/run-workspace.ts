@@ -1,122 +1,195 @@
 import { ErrorCodes, HeadspaceError } from '@headspace/contracts';
-import { cp, mkdir, rename, rm, stat } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
-import { git, parsePorcelain } from './git';
+import { mkdir, readFile, readdir, realpath, rmdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { GitError, type StatusEntry, git, gitPaths, gitSucceeds, hasConflictMarkers, isUnmerged, parsePorcelain } from './git';
+import { checkPersona, checkRunId, integrationBranch, personaBranch } from './run-branches';
+import { configureIdentity, createCheckout, pathExists } from './run-checkout';
 
 export type MergeResult = { status: 'merged'; commit: string; files: string[] } | { status: 'conflict'; files: string[] } | { status: 'nothing-to-merge'; files: string[] };
 
-const exists = (path: string) => stat(path).then(() => true, () => false);
-const COPY_SKIP = new Set(['node_modules', '.git', '.headspace']);
-
 /**
- * The git side of a run. `<root>/<runId>/checkout` is the integration checkout on branch
- * `headspace/<runId>`; each persona works in its own worktree `<root>/<runId>/worktrees/<persona>`
- * on branch `headspace/<runId>/<persona>`. A finished task is committed on the persona's branch and
- * merged into the integration branch with a merge commit naming the task, one at a time; a merge
- * that conflicts is aborted (both branches stay as they were) and reported, so the run turns it into
- * a task instead of letting one persona's change overwrite another's. The result of the run is the
- * integration branch in the checkout: `git -C <checkout> log headspace/<runId>/main`, or fetch it from
- * there into the source repository.
+ * The git side of a run.
  *
- * Every operation is idempotent, so a reconciler that repeats one after a crash is safe.
+ * Branching model: `<root>/<runId>/checkout` is the integration checkout, on branch
+ * `headspace/<runId>/main` (a sibling of the persona branches: git cannot have both
+ * `headspace/<runId>` and `headspace/<runId>/<persona>`). Each persona works in its own worktree
+ * `<root>/<runId>/worktrees/<persona>` on branch `headspace/<runId>/<persona>`, started from the
+ * integration head. A finished task is committed on the persona's branch (authored by the persona)
+ * and merged into the integration branch with a `--no-ff` merge commit naming the task, one merge at
+ * a time. A merge that conflicts is aborted — the integration branch and the persona's branch stay as
+ * they were — and reported with the conflicted files, so the run makes it a task for the persona
+ * (merge the integration branch into theirs, resolve, finish the task again) instead of letting one
+ * change overwrite another. A worktree with no unmerged work is fast-forwarded to the integration
+ * head whenever it is asked for; one with uncommitted or unmerged work is never touched.
+ *
+ * Handing back the result: the result of a run is the branch `headspace/<runId>/main` in the
+ * integration checkout (`dir`). From a git source the checkout is a clone whose `origin` is that
+ * source, so `git -C <source> fetch <dir> headspace/<runId>/main` (or `git -C <dir> push origin
+ * headspace/<runId>/main`) brings it home with the source's history below it; from a plain
+ * directory it sits on a "Baseline" commit of the copy. The source itself is never written to.
+ *
+ * Every operation is idempotent, so a reconciler that repeats one after a crash is safe; operations
+ * on one RunWorkspace run one at a time (git's index and refs are not for concurrent writers).
  */
 export class RunWorkspace {
+  private queue: Promise<unknown> = Promise.resolve();
+
   private constructor(
     readonly runId: string,
+    /** `<root>/<runId>`: the checkout and the worktrees. */
     readonly root: string,
+    /** The integration checkout. */
     readonly dir: string,
+    /** The integration branch, `headspace/<runId>/main`. */
     readonly branch: string,
   ) {}
 
-  /** Makes (or reopens) the run's checkout from a git repository or a plain directory. */
+  /** Makes the run's checkout from a git repository or a plain directory, or reopens it when it exists. */
   static async prepare(opts: { runId: string; source: string; root: string }): Promise<RunWorkspace> {
-    const root = resolve(opts.root, opts.runId);
-    const dir = join(root, 'checkout');
-    const branch = `headspace/${opts.runId}/main`;
-    const ws = new RunWorkspace(opts.runId, root, dir, branch);
-    if (await exists(join(dir, '.git'))) return ws;
-    const source = resolve(opts.source);
-    if (!(await exists(source))) throw new HeadspaceError(ErrorCodes.runSourceNotFound, `Run source "${opts.source}" does not exist`, { field: 'source' });
-    await mkdir(root, { recursive: true });
-    const staging = join(root, `checkout.${process.pid}.tmp`);
-    await rm(staging, { recursive: true, force: true });
-    if (await isGitRoot(source)) {
-      await git(root, ['clone', '--quiet', '--no-hardlinks', source, staging]);
-    } else {
-      await cp(source, staging, { recursive: true, filter: (src) => !COPY_SKIP.has(basename(src)) });
-      await git(staging, ['init', '--quiet']);
-      await git(staging, ['add', '--all']);
-      await git(staging, ['commit', '--quiet', '--allow-empty', '-m', `Baseline: ${basename(source)}`]);
-    }
-    await git(staging, ['checkout', '--quiet', '-B', branch]);
-    // Renaming the finished staging directory makes "prepared" all-or-nothing.
-    await rename(staging, dir);
-    return ws;
+    const runRoot = resolve(opts.root, checkRunId(opts.runId));
+    const branch = integrationBranch(opts.runId);
+    if (await pathExists(join(runRoot, 'checkout', '.git'))) await configureIdentity(join(runRoot, 'checkout'));
+    else await createCheckout({ source: opts.source, runRoot, dir: join(runRoot, 'checkout'), branch });
+    // The real path: git reports worktrees by it, and they are matched by path.
+    const root = await realpath(runRoot);
+    return new RunWorkspace(opts.runId, root, join(root, 'checkout'), branch);
   }
 
-  /** The persona's worktree, created on first use and brought up to the integration head while it holds no unmerged work. */
-  async worktreeFor(persona: string): Promise<string> {
-    const path = join(this.root, 'worktrees', persona);
-    const personaBranch = this.personaBranch(persona);
-    if (!(await exists(join(path, '.git')))) {
-      await mkdir(join(this.root, 'worktrees'), { recursive: true });
-      await git(this.dir, ['worktree', 'prune']);
-      const branchExists = (await git(this.dir, ['rev-parse', '--verify', '--quiet', `refs/heads/${personaBranch}`], { allowFailure: true })).code === 0;
-      await git(this.dir, ['worktree', 'add', '--quiet', ...(branchExists ? [path, personaBranch] : ['-b', personaBranch, path, this.branch])]);
-      return path;
-    }
-    const dirty = parsePorcelain((await git(path, ['status', '--porcelain=v1', '-z'])).stdout).length > 0;
-    if (dirty) return path; // work in progress (e.g. a session cut off by a crash): keep it
-    const unmerged = (await git(this.dir, ['rev-list', '--count', `${this.branch}..${personaBranch}`])).stdout.trim() !== '0';
-    if (!unmerged) await git(path, ['merge', '--quiet', '--ff-only', this.branch]);
-    return path;
-  }
-
-  /** Commits everything in the persona's worktree (new files too). */
-  async commitWorktree(persona: string, message: string): Promise<{ commit?: string; files: string[] }> {
-    const path = join(this.root, 'worktrees', persona);
-    if (!(await exists(path))) return { files: [] };
-    const files = parsePorcelain((await git(path, ['status', '--porcelain=v1', '-z', '--untracked-files=all'])).stdout).map((e) => e.path);
-    if (files.length === 0) return { files };
-    await git(path, ['add', '--all']);
-    await git(path, ['commit', '--quiet', '-m', message]);
-    return { commit: (await git(path, ['rev-parse', 'HEAD'])).stdout.trim(), files };
-  }
-
-  /** Merges the persona's branch into the integration branch; a conflict is aborted and reported. */
-  async mergeTask(persona: string, task: { id: string; subject: string }): Promise<MergeResult> {
-    const personaBranch = this.personaBranch(persona);
-    await this.commitWorktree(persona, `${task.id}: ${task.subject}`);
-    const branchExists = (await git(this.dir, ['rev-parse', '--verify', '--quiet', `refs/heads/${personaBranch}`], { allowFailure: true })).code === 0;
-    if (!branchExists) return { status: 'nothing-to-merge', files: [] };
-    const ahead = (await git(this.dir, ['rev-list', '--count', `${this.branch}..${personaBranch}`])).stdout.trim();
-    if (ahead === '0') return { status: 'nothing-to-merge', files: [] };
-    const files = (await git(this.dir, ['diff', '--name-only', `${this.branch}...${personaBranch}`])).stdout.split('\n').filter(Boolean);
-    const merge = await git(this.dir, ['merge', '--no-ff', '--quiet', '-m', `Merge ${task.id} (${persona}): ${task.subject}`, personaBranch], { allowFailure: true });
-    if (merge.code !== 0) {
-      const conflicted = (await git(this.dir, ['diff', '--name-only', '--diff-filter=U'])).stdout.split('\n').filter(Boolean);
-      await git(this.dir, ['merge', '--abort'], { allowFailure: true });
-      return { status: 'conflict', files: conflicted.length ? conflicted : files };
-    }
-    return { status: 'merged', commit: await this.head(), files };
-  }
-
-  /** Sibling of the integration branch (`headspace/<runId>/main`), so the ref names cannot clash. */
+  /** `headspace/<runId>/<persona>`. */
   personaBranch(persona: string): string {
-    return `headspace/${this.runId}/${persona === 'main' ? 'main-persona' : persona}`;
+    return personaBranch(this.runId, persona);
   }
 
+  /** The persona's worktree: made on first use (again from its branch if it went missing), brought up to the integration head while it holds no unmerged work. */
+  worktreeFor(persona: string): Promise<string> {
+    return this.serial(async () => {
+      const path = this.worktreePath(persona);
+      const branch = this.personaBranch(persona);
+      await this.ensureWorktree(path, branch);
+      const wip = parsePorcelain((await git(path, ['status', '--porcelain=v1', '-z'])).stdout).length > 0;
+      if (wip || (await this.currentBranch(path)) !== branch) return path; // work in progress (a session cut off by a crash, say): kept as it is
+      if ((await this.unmergedCommits(branch)) === 0) await git(path, ['merge', '--quiet', '--ff-only', this.branch]);
+      return path;
+    });
+  }
+
+  /** Commits everything in the persona's worktree, new files included; a clean worktree makes no commit. */
+  commitWorktree(persona: string, message: string): Promise<{ commit?: string; files: string[] }> {
+    return this.serial(() => this.commit(persona, message));
+  }
+
+  /**
+   * Merges the persona's branch (its worktree committed first) into the integration branch. A
+   * conflict is aborted and reported; a branch with nothing the integration branch lacks, such as
+   * one merged already, is `nothing-to-merge`.
+   */
+  mergeTask(persona: string, task: { id: string; subject: string }): Promise<MergeResult> {
+    return this.serial(async () => {
+      const branch = this.personaBranch(persona);
+      await this.commit(persona, `${task.id}: ${task.subject}`);
+      if (!(await gitSucceeds(this.dir, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]))) return { status: 'nothing-to-merge', files: [] };
+      await this.readyToMerge();
+      if ((await this.unmergedCommits(branch)) === 0) return { status: 'nothing-to-merge', files: [] };
+      const files = await gitPaths(this.dir, ['diff', '--name-only', `${this.branch}...${branch}`]);
+      const args = ['merge', '--no-ff', '--quiet', '-m', `Merge ${task.id} (${persona}): ${task.subject}`, branch];
+      const merge = await git(this.dir, args, { allowFailure: true });
+      if (merge.code === 0) return { status: 'merged', commit: await this.head(), files };
+      const conflicted = await gitPaths(this.dir, ['diff', '--name-only', '--diff-filter=U']);
+      await git(this.dir, ['merge', '--abort'], { allowFailure: true });
+      if (conflicted.length === 0) throw new GitError(args, merge.code, merge.stderr);
+      return { status: 'conflict', files: conflicted };
+    });
+  }
+
+  /** The commit at the tip of the integration branch. */
   async head(): Promise<string> {
-    return (await git(this.dir, ['rev-parse', 'HEAD'])).stdout.trim();
+    return (await git(this.dir, ['rev-parse', `refs/heads/${this.branch}`])).stdout.trim();
   }
 
-  async changedFilesSince(commit: string): Promise<string[]> {
-    return (await git(this.dir, ['diff', '--name-only', commit, 'HEAD'])).stdout.split('\n').filter(Boolean);
+  /** Files that differ between `commit` and the integration head. */
+  changedFilesSince(commit: string): Promise<string[]> {
+    return gitPaths(this.dir, ['diff', '--name-only', commit, `refs/heads/${this.branch}`]);
   }
-}
 
-async function isGitRoot(path: string): Promise<boolean> {
-  if (!(await exists(join(path, '.git')))) return false;
-  const top = await git(path, ['rev-parse', '--show-toplevel'], { allowFailure: true });
-  return top.code === 0 && resolve(top.stdout.trim()) === resolve(path);
+  private async commit(persona: string, message: string): Promise<{ commit?: string; files: string[] }> {
+    const path = this.worktreePath(persona);
+    if (!(await pathExists(join(path, '.git')))) return { files: [] };
+    const branch = this.personaBranch(persona);
+    if ((await this.currentBranch(path)) !== branch) {
+      throw new HeadspaceError(ErrorCodes.workspaceWorktreeOffBranch, `The worktree of ${persona} is not on ${branch}; its work would not be merged`, { details: { persona, branch } });
+    }
+    const entries = parsePorcelain((await git(path, ['status', '--porcelain=v1', '-z', '--untracked-files=all'])).stdout);
+    const conflicted = await this.unresolved(path, entries);
+    if (conflicted.length > 0) {
+      throw new HeadspaceError(ErrorCodes.workspaceUnresolvedConflict, `${persona} has unresolved conflicts in ${conflicted.join(', ')}`, { details: { persona, files: conflicted } });
+    }
+    // A merge of the integration branch the persona resolved to their own tree still needs its commit.
+    const concludingMerge = await gitSucceeds(path, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD']);
+    if (entries.length === 0 && !concludingMerge) return { files: [] };
+    await git(path, ['add', '--all']);
+    await git(path, ['commit', '--quiet', '--author', `${persona} <${persona}@headspace.localhost>`, '-m', message]);
+    return { commit: (await git(path, ['rev-parse', 'HEAD'])).stdout.trim(), files: entries.map((e) => e.path) };
+  }
+
+  /**
+   * Conflicted files still unresolved. A persona who edited both sides together but forgot `git add`
+   * has resolved the file all the same; one deleted on one side must be decided with `git add`/`rm`.
+   */
+  private async unresolved(path: string, entries: StatusEntry[]): Promise<string[]> {
+    const files: string[] = [];
+    for (const { status, path: file } of entries.filter((e) => isUnmerged(e.status))) {
+      const bothEdited = status === 'UU' || status === 'AA';
+      const text = await readFile(join(path, file), 'utf8').catch(() => ''); // deleted: a decision too
+      if (!bothEdited || hasConflictMarkers(text)) files.push(file);
+    }
+    return files;
+  }
+
+  private async ensureWorktree(path: string, branch: string): Promise<void> {
+    if (await this.halfMade(path)) await git(this.dir, ['worktree', 'remove', '--force', '--force', path]);
+    else if (await pathExists(join(path, '.git'))) return;
+    if (await pathExists(path)) {
+      // Without a .git, nothing git wrote is in there: whatever is, is not ours to delete.
+      if ((await readdir(path)).length > 0) throw new HeadspaceError(ErrorCodes.workspaceWorktreeBroken, `${path} exists but is not a worktree`, { details: { path } });
+      await rmdir(path);
+    }
+    await mkdir(join(this.root, 'worktrees'), { recursive: true });
+    await git(this.dir, ['worktree', 'prune']);
+    const exists = await gitSucceeds(this.dir, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]);
+    await git(this.dir, ['worktree', 'add', '--quiet', ...(exists ? [path, branch] : ['-b', branch, path, this.branch])]);
+  }
+
+  /** A worktree whose `git worktree add` was cut off: git leaves it locked "initializing" until the checkout is complete. */
+  private async halfMade(path: string): Promise<boolean> {
+    const list = (await git(this.dir, ['worktree', 'list', '--porcelain'])).stdout.split('\n\n');
+    return list.some((entry) => entry.split('\n').includes(`worktree ${path}`) && entry.split('\n').includes('locked initializing'));
+  }
+
+  /** Clears a merge a crash cut off; anything else out of place in the integration checkout is a person's doing and is left to them. */
+  private async readyToMerge(): Promise<void> {
+    if (await gitSucceeds(this.dir, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'])) await git(this.dir, ['merge', '--abort']);
+    const current = await this.currentBranch(this.dir);
+    const dirty = parsePorcelain((await git(this.dir, ['status', '--porcelain=v1', '-z'])).stdout).map((e) => e.path);
+    if (current !== this.branch || dirty.length > 0) {
+      throw new HeadspaceError(ErrorCodes.workspaceIntegrationDirty, `The integration checkout ${this.dir} is not clean on ${this.branch}`, { details: { branch: current, files: dirty } });
+    }
+  }
+
+  private async unmergedCommits(branch: string): Promise<number> {
+    return Number((await git(this.dir, ['rev-list', '--count', `refs/heads/${this.branch}..refs/heads/${branch}`])).stdout.trim());
+  }
+
+  private async currentBranch(path: string): Promise<string> {
+    return (await git(path, ['branch', '--show-current'])).stdout.trim();
+  }
+
+  private worktreePath(persona: string): string {
+    return join(this.root, 'worktrees', checkPersona(persona));
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const turn = this.queue.then(work, work);
+    this.queue = turn.catch(() => undefined);
+    return turn;
+  }
 }

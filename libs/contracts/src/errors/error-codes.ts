@@ -3,6 +3,7 @@ import { CostGovernorErrorCodes } from './cost-governor.codes';
 import { GatewayErrorCodes } from './gateway.codes';
 import { LlmErrorCodes } from './llm.codes';
 import { OrchestratorErrorCodes } from './orchestrator.codes';
+import { WorkspaceErrorCodes } from './workspace.codes';
 
 /**
  * Stable error codes shared by every service. Add, never rename. Newer areas keep their codes in
@@ -82,6 +83,7 @@ export const ErrorCodes = {
   ...AgentRuntimeErrorCodes,
   ...LlmErrorCodes,
   ...OrchestratorErrorCodes,
+  ...WorkspaceErrorCodes,
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

@@ -4,6 +4,7 @@ import { ErrorCodes } from './error-codes';
 import { GatewayHttpStatus } from './gateway.codes';
 import { LlmHttpStatus } from './llm.codes';
 import { OrchestratorHttpStatus } from './orchestrator.codes';
+import { WorkspaceHttpStatus } from './workspace.codes';
 
 /**
  * The one place where error codes meet HTTP. Exact codes win; otherwise the reason part decides
@@ -53,6 +54,7 @@ const exact: Record<string, number> = {
   ...AgentRuntimeHttpStatus,
   ...LlmHttpStatus,
   ...OrchestratorHttpStatus,
+  ...WorkspaceHttpStatus,
 };
 
 const byReason: Array<[RegExp, number]> = [
