@@ -196,8 +196,10 @@ describe('run process', () => {
       const merges = (await git(checkout, ['log', '--format=%s', '--merges'])).stdout.trim().split('\n').reverse();
       expect(merges).toEqual(['Merge T1 (con): Task T1', 'Merge T2 (con): Task T2', 'Merge qa-r1 (verner): QA tests (qa-r1)', 'Merge F1-1 (con): Fix: topWords must reject n=0']);
 
-      const { tasks } = await tm.send(listTasks, { team: 'alpha' });
-      const board = tasks.filter((t) => t.metadata.run === runId).map((t) => ({ id: t.taskId, status: t.status, owner: t.owner, dependsOn: t.dependsOn }));
+      // The task board is a read model: the last completion shows there a moment after the run completes.
+      const boardOf = async () =>
+        (await tm.send(listTasks, { team: 'alpha' })).tasks.filter((t) => t.metadata.run === runId).map((t) => ({ id: t.taskId, status: t.status, owner: t.owner, dependsOn: t.dependsOn }));
+      const board = await waitFor(async () => ((await boardOf()).every((t) => t.status === 'completed') ? boardOf() : undefined), { timeoutMs: 30_000, message: 'the board to show every task completed' });
       expect(board).toEqual(
         expect.arrayContaining([
           { id: `${runId}-t1`, status: 'completed', owner: 'con', dependsOn: [] },
