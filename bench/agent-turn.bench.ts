@@ -42,11 +42,13 @@ interface TurnRow {
 
 /**
  * Control-plane overhead of an agent turn: everything between two model calls except the model
- * call and the tool's own execution — the cost governor's may-spend and record-usage over NATS, the
- * mailbox, hooks, permission checks and recording every step in the session's stream. The simulator
+ * call and the tool call — the cost governor's may-spend and record-usage over NATS, the mailbox and
+ * recording every step in the session's stream. A second row keeps the tool call in (a Read through
+ * the hook engine and the permission checks), i.e. turn wall time minus the model call. The simulator
  * answers at once, so the model's share is ~1 ms. The team-manager and cost governor run as
  * processes, the orchestrator in this process (to start sessions on its supervisor directly).
- * Target: overhead p99 < 20 ms.
+ * Overhead is measured on sessions run one after another (a turn's cost, not a share of ten);
+ * turns/s on ten at once. Target: overhead p99 < 20 ms.
  */
 export async function benchAgentTurn(options: { quick: boolean }): Promise<BenchRow[]> {
   const db = await benchDatabase('agentturn');
@@ -72,19 +74,32 @@ export async function benchAgentTurn(options: { quick: boolean }): Promise<Bench
     orchestrator = await createServiceApp(OrchestratorModule.forRoot(config), { bufferLogs: false });
     await orchestrator.init();
     const supervisor = orchestrator.get(SessionSupervisor);
-    const run = async (n: number) => {
+    const start = (sessionId: string) =>
+      supervisor.start({ sessionId, team: 'bench', persona: 'bench', kind: 'task', model: 'sonnet', effort: 'quick', runtime: 'built-in', simulated: true, prompt: 'Read the README, again and again.', workspace: join(dir, 'ws'), situation: 'bench-turns' });
+    /** `n` sessions at once (start() returns once a session is launched, not when it ends). */
+    const concurrently = async (n: number) => {
       const ids = Array.from({ length: n }, () => randomUUID());
       const ended = ids.map((id) => supervisor.whenEnded(id));
-      for (const sessionId of ids) {
-        await supervisor.start({ sessionId, team: 'bench', persona: 'bench', kind: 'task', model: 'sonnet', effort: 'quick', runtime: 'built-in', simulated: true, prompt: 'Read the README, again and again.', workspace: join(dir, 'ws'), situation: 'bench-turns' });
-      }
+      for (const sessionId of ids) await start(sessionId);
       const outcomes = await Promise.all(ended);
       return { ids, turns: outcomes.reduce((a, o) => a + o.turns, 0) };
     };
-    await run(1); // warm-up: JIT, pools, the simulator
-    const sequential = await run(options.quick ? 3 : 10);
+    /** `n` sessions one after another: each turn's overhead is its own, not shared with other sessions. */
+    const oneByOne = async (n: number) => {
+      const ids: string[] = [];
+      for (let i = 0; i < n; i++) {
+        const sessionId = randomUUID();
+        const ended = supervisor.whenEnded(sessionId);
+        await start(sessionId);
+        await ended;
+        ids.push(sessionId);
+      }
+      return { ids };
+    };
+    await oneByOne(2); // warm-up: JIT, pools, the simulator
+    const sequential = await oneByOne(options.quick ? 3 : 10);
     const t0 = performance.now();
-    const concurrent = await run(10);
+    const concurrent = await concurrently(10);
     const wall = performance.now() - t0;
 
     const { rows } = await db.pool.query<TurnRow>(
@@ -93,18 +108,28 @@ export async function benchAgentTurn(options: { quick: boolean }): Promise<Bench
       [sequential.ids],
     );
     const overheads: number[] = [];
+    const withTool: number[] = [];
     for (const id of sequential.ids) {
       const mine = rows.filter((r) => r.session_id === id);
       const calls = mine.filter((r) => r.type === 'session.model-called');
       for (let k = 1; k < calls.length; k++) {
         const tools = mine.filter((r) => r.type === 'session.tool-called' && r.turn === calls[k - 1].turn).reduce((a, r) => a + r.duration, 0);
-        overheads.push(Date.parse(calls[k].at) - Date.parse(calls[k - 1].at) - calls[k].duration - tools);
+        const wall = Date.parse(calls[k].at) - Date.parse(calls[k - 1].at) - calls[k].duration;
+        overheads.push(wall - tools);
+        withTool.push(wall);
       }
     }
     const sorted = overheads.sort((a, b) => a - b);
+    const sortedWithTool = withTool.sort((a, b) => a - b);
     const p99 = percentile(sorted, 99);
     return [
       { name: `control-plane overhead per agent turn p50 (${sorted.length} turns, simulator instant)`, value: percentile(sorted, 50), unit: 'ms', note: `p99 ${p99.toFixed(1)} ms (target < 20 ms)` },
+      {
+        name: 'turn wall time minus the model call p50 (the Read tool, its hooks and permission checks included)',
+        value: percentile(sortedWithTool, 50),
+        unit: 'ms',
+        note: `p99 ${percentile(sortedWithTool, 99).toFixed(1)} ms`,
+      },
       { name: 'agent turns/s with 10 concurrent sessions', value: concurrent.turns / (wall / 1000), unit: 'turns/s', note: `${concurrent.turns} turns in ${(wall / 1000).toFixed(2)} s` },
     ];
   } finally {

@@ -31,6 +31,15 @@ export const configSchema = baseConfigSchema.extend({
   SESSION_MAX_TURNS: z.coerce.number({ error: 'must be a whole number' }).int().min(1).max(1_000).default(60),
   /** max_tokens of each model call. */
   SESSION_MAX_OUTPUT_TOKENS: z.coerce.number({ error: 'must be a whole number' }).int().min(256).max(128_000).default(8_192),
+  /** Formatter run on every file an agent writes (format-on-write hook), e.g. `npx prettier --write`; none: off. */
+  HS_FORMAT_COMMAND: z
+    .string()
+    .trim()
+    .min(1)
+    .transform((cmd) => cmd.split(/\s+/))
+    .optional(),
+  /** Managed hook settings (enterprise policy) every session loads; the agents' own are `<HS_AGENT_HOME>/.headspace/settings.json`. */
+  HS_MANAGED_SETTINGS: z.string().min(1).optional(),
   /** Share of the context window (0–1) at which a session hands off to a fresh one. */
   SESSION_HANDOFF_THRESHOLD: z.coerce.number({ error: 'must be a number between 0.1 and 0.99' }).min(0.1).max(0.99).default(0.8),
   /** How often active runs are reconciled without a triggering event. */

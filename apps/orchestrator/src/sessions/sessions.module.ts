@@ -1,18 +1,27 @@
 import { Module } from '@nestjs/common';
-import { APP_CONFIG } from '@headspace/platform';
+import { APP_CONFIG, NATS_CONNECTION } from '@headspace/platform';
+import type { NatsConnection } from '@nats-io/nats-core';
 import type { AppConfig } from '../config';
+import { NatsTeamTools } from './adapters/nats-team-tools.adapter';
 import { AgentSessionsProjection } from './agent-sessions.projection';
+import { SessionLearningsProcessor } from './keep-learnings/session-learnings.processor';
 import { DefaultSessionPortsFactory } from './ports/default-session-ports.factory';
 import { LlmBackendProvider } from './ports/llm-backend.provider';
+import { TEAM_TOOLS_PORT, type TeamToolsFor } from './ports/team-tools.port';
 import { SESSION_PORTS_FACTORY, SESSION_SUPERVISOR_SETTINGS, SessionSupervisor, type SessionSupervisorSettings } from './session-supervisor';
 
-/** Agent sessions: the supervisor that runs them under leases, their projection, and the real ports. */
+/**
+ * Agent sessions: the supervisor that runs them under leases, their projection, the real ports and
+ * the processor that keeps what they learned. Runs start sessions through SessionSupervisor.
+ */
 @Module({
   providers: [
     LlmBackendProvider,
     AgentSessionsProjection,
+    SessionLearningsProcessor,
     SessionSupervisor,
     { provide: SESSION_PORTS_FACTORY, useClass: DefaultSessionPortsFactory },
+    { provide: TEAM_TOOLS_PORT, inject: [NATS_CONNECTION], useFactory: (nc: NatsConnection): TeamToolsFor => (team) => new NatsTeamTools(nc, team) },
     {
       provide: SESSION_SUPERVISOR_SETTINGS,
       inject: [APP_CONFIG],

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineEvent } from '../messages';
+import { manifestToolSchema, ownsGlobSchema } from '../team-manager/manifest.contracts';
 
 /**
  * An agent session ("shift"): one persona, one task or workshop, one model, run by the orchestrator.
@@ -49,6 +50,13 @@ export const sessionStarted = defineEvent({
     workspace: z.string().max(4_096).optional(),
     /** What kind of work this is, named in the system prompt (`Situation: …`) — and the simulator's scenario key. */
     situation: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/).optional(),
+    /**
+     * The tool allowlist this session runs under, team-manifest style (`Read`, `Bash(git:*)`); none:
+     * the persona's manifest entry (builder sessions) or what the kind of session allows.
+     */
+    tools: z.array(manifestToolSchema).max(100).optional(),
+    /** Globs the session may write without a lock (manifest `owns`); none: as for `tools`. */
+    ownedPaths: z.array(ownsGlobSchema).max(100).optional(),
     startedAt: at,
   }),
 });

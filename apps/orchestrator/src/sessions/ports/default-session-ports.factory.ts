@@ -1,14 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { composePrompt, createHookEngine, LearningsStore, SkillFileStore, type ToolPermissionPolicy } from '@headspace/agent-runtime';
-import { listPersonas, openInbox, sessionStreamId, type EventData, type sessionStarted } from '@headspace/contracts';
-import { EventStore } from '@headspace/event-store';
+import { composePrompt, createHookEngine, LearningsStore, SkillFileStore } from '@headspace/agent-runtime';
+import { ErrorCodes, exportManifest, HeadspaceError, listPersonas, openInbox, type EventData, type sessionStarted } from '@headspace/contracts';
 import { request } from '@headspace/messaging';
 import { APP_CONFIG, NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AppConfig } from '../../config';
-import { NatsTeamTools } from '../adapters/nats-team-tools.adapter';
 import { teamMailAdapter } from '../adapters/team-mail.adapter';
 import type { MailPort } from '../run-session/session-ports';
 import type { SessionLimits, SessionPorts } from '../run-session/agent-session.runner';
@@ -17,29 +15,11 @@ import { GovernorBudgetPort } from './governor-budget.adapter';
 import { LlmBackendProvider } from './llm-backend.provider';
 import { LlmModelPort } from './llm-model.adapter';
 import { handoffPort, reflectionPort } from './protocol-ports';
+import { sessionPolicy, type ManifestMember } from './session-policy';
+import { TEAM_TOOLS_PORT, type TeamToolsFor } from './team-tools.port';
 import { WorkspaceToolPort } from './workspace-tools.adapter';
 
 type Started = EventData<typeof sessionStarted>;
-
-const READ_ONLY = ['Read', 'Glob', 'Grep'];
-
-/**
- * What each kind of session may do. Robbo's workshop and review and Gavin's decomposition only
- * read (Robbo never gets code-writing tools); Verner writes tests and nothing else; builders may
- * use every tool. Team tools are always offered.
- */
-export function policyFor(kind: Started['kind']): ToolPermissionPolicy {
-  switch (kind) {
-    case 'workshop':
-    case 'review':
-    case 'decomposition':
-      return { tools: READ_ONLY };
-    case 'qa':
-      return { tools: [...READ_ONLY, 'Write', 'Edit', 'MultiEdit', 'Bash'], owns: ['test/**', 'tests/**', '**/*.test.*', '**/*.spec.*'], ownsPolicy: 'refuse' };
-    case 'task':
-      return {};
-  }
-}
 
 export const displayName = (persona: string) => persona.charAt(0).toUpperCase() + persona.slice(1);
 
@@ -47,8 +27,8 @@ export const displayName = (persona: string) => persona.charAt(0).toUpperCase() 
  * Builds a session's ports from how it was started: the model (Claude or the simulator), the
  * workspace and team tools behind the hook engine and the persona's permissions, the cost
  * governor, the persona's mailbox, the reflection and handoff protocols — and the system prompt in
- * seed 001's order with the `Situation:` line. When the session is over, its reflection's
- * suggested learnings go to the persona's learnings.md.
+ * seed 001's order with the `Persona:` and `Situation:` lines the simulator keys on. What a session
+ * learned is kept by SessionLearningsProcessor, off the session's path.
  */
 @Injectable()
 export class DefaultSessionPortsFactory implements SessionPortsFactory {
@@ -60,7 +40,7 @@ export class DefaultSessionPortsFactory implements SessionPortsFactory {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     private readonly llm: LlmBackendProvider,
-    private readonly store: EventStore,
+    @Inject(TEAM_TOOLS_PORT) private readonly teamTools: TeamToolsFor,
   ) {
     this.learnings = new LearningsStore({ home: config.HS_AGENT_HOME });
     this.skills = new SkillFileStore(this.learnings);
@@ -68,39 +48,44 @@ export class DefaultSessionPortsFactory implements SessionPortsFactory {
 
   async create(started: Started): Promise<{ ports: SessionPorts; limits: SessionLimits; close: () => Promise<void> }> {
     const abort = new AbortController();
-    const backend = await this.llm.get();
     const workspace = started.workspace ?? join(this.config.HS_WORKSPACES_DIR, 'sessions', started.sessionId);
-    await mkdir(workspace, { recursive: true });
-    const team = new NatsTeamTools(this.nc, started.team);
-    const hooks = await createHookEngine({});
+    const [backend, member] = await Promise.all([this.llm.get(), this.manifestMember(started), mkdir(workspace, { recursive: true })]);
+    const team = this.teamTools(started.team);
+    const policy = sessionPolicy(started, member);
+    const hooks = await createHookEngine({
+      locations: { homeDir: this.config.HS_AGENT_HOME, ...(this.config.HS_MANAGED_SETTINGS ? { managedPath: this.config.HS_MANAGED_SETTINGS } : {}) },
+      builtins: this.config.HS_FORMAT_COMMAND ? { formatOnWrite: { command: this.config.HS_FORMAT_COMMAND } } : {},
+    });
     const ports: SessionPorts = {
       model: new LlmModelPort(backend.client, abort.signal),
-      tools: new WorkspaceToolPort({ workspace, agentId: started.persona, team: started.team, sessionId: started.sessionId, policy: policyFor(started.kind), hooks, teamTools: team, lockChecker: team, signal: abort.signal }),
+      tools: new WorkspaceToolPort({ workspace, agentId: started.persona, team: started.team, sessionId: started.sessionId, policy, hooks, teamTools: team, lockChecker: team, signal: abort.signal }),
       budget: new GovernorBudgetPort(
         this.nc,
         { sessionId: started.sessionId, persona: started.persona, team: started.team, project: started.runId ?? started.team, surface: 'api', ...(started.taskId ? { taskId: started.taskId } : {}) },
         started.effort,
       ),
-      mail: await this.mailbox(started),
+      mail: this.mailbox(started),
       reflection: reflectionPort,
       handoff: handoffPort,
-      system: [{ type: 'text', text: await this.systemPrompt(started) }],
+      system: [{ type: 'text', text: await this.systemPrompt(started, member, policy.owns) }],
       clock: () => new Date().toISOString(),
     };
     const limits: SessionLimits = { maxTurns: this.config.SESSION_MAX_TURNS, maxOutputTokens: this.config.SESSION_MAX_OUTPUT_TOKENS, handoffThreshold: this.config.SESSION_HANDOFF_THRESHOLD };
-    return { ports, limits, close: async () => (abort.abort(), this.keepLearnings(started)) };
+    return { ports, limits, close: async () => abort.abort() };
   }
 
-  private async systemPrompt(s: Started): Promise<string> {
+  private async systemPrompt(s: Started, member: ManifestMember | undefined, owns: readonly string[] | undefined): Promise<string> {
     const persona = await this.persona(s.persona);
     const composed = composePrompt({
       identity: { name: persona?.name ?? displayName(s.persona), ...(persona?.description ? { description: persona.description } : {}) },
-      role: persona ? `${persona.roleType} (${persona.mode} mode)` : undefined,
+      role: member?.role ?? (persona ? `${persona.roleType} (${persona.mode} mode)` : undefined),
+      ...(owns?.length ? { owns: [...owns] } : {}),
       skillFile: await this.skills.readText(s.persona).catch(() => undefined),
       learnings: (await this.learnings.renderForPrompt(s.persona, s.prompt).catch(() => '')) || undefined,
       task: '',
     });
-    return [composed.system, `Situation: ${s.situation ?? s.kind}`].join('\n\n');
+    // The simulator picks its script by these two lines; a real model reads them as plain context.
+    return [composed.system, `Persona: ${s.persona}\nSituation: ${s.situation ?? s.kind}`].join('\n\n');
   }
 
   private async persona(id: string) {
@@ -112,8 +97,19 @@ export class DefaultSessionPortsFactory implements SessionPortsFactory {
     }
   }
 
+  /** The persona's entry in its team's manifest; none when the team has no manifest or does not list it. */
+  private async manifestMember(s: Started): Promise<ManifestMember | undefined> {
+    if (s.kind !== 'task' || s.tools || s.ownedPaths) return undefined;
+    try {
+      return (await request(this.nc, exportManifest, { team: s.team })).members.find((m) => m.name === s.persona);
+    } catch (error) {
+      if (error instanceof HeadspaceError && error.code === ErrorCodes.manifestNotFound) return undefined;
+      throw error;
+    }
+  }
+
   /** The persona's inbox in the team; a team-manager that cannot be reached means no mail this turn, not a failed session. */
-  private async mailbox(s: Started): Promise<MailPort> {
+  private mailbox(s: Started): MailPort {
     const inner = teamMailAdapter(this.nc, s.team, s.persona);
     let opened = false;
     return {
@@ -128,17 +124,5 @@ export class DefaultSessionPortsFactory implements SessionPortsFactory {
         }
       },
     };
-  }
-
-  private async keepLearnings(s: Started): Promise<void> {
-    const events = await this.store.readStream(sessionStreamId(s.sessionId));
-    if (!events.some((e) => e.type === 'session.ended')) return; // interrupted: it resumes, and learns when it ends
-    const reflected = events.find((e) => e.type === 'session.reflected')?.data as { reflection?: Record<string, unknown>; malformed: boolean } | undefined;
-    if (!reflected?.reflection || reflected.malformed) return;
-    try {
-      await this.learnings.applyReflection(s.persona, reflected.reflection as never);
-    } catch (error) {
-      this.logger.warn(`learnings of ${s.persona}: ${(error as Error).message}`);
-    }
   }
 }
