@@ -3,7 +3,7 @@ import { ErrorCodes, getBudget, HeadspaceError } from '@headspace/contracts';
 import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
-import { ServedHandler } from '../../shared/served-handler';
+import { ServedHandler } from '@headspace/platform';
 import { BudgetRepository } from '../budget.repository';
 import { toBudgetView } from '../budget-view';
 

@@ -12,7 +12,7 @@ import { recordBudgetMetrics, recordDecisionMetric } from '../../reporting/cost-
 import { annotateDecisionSpan } from '../../reporting/cost-span-attributes';
 import { routeModel } from '../../routing/model-router';
 import { metadataOf } from '../../shared/event-metadata';
-import { ServedHandler } from '../../shared/served-handler';
+import { ServedHandler } from '@headspace/platform';
 import { applicableBudgetIds } from '../applicable-budgets';
 import { budgetDecider, type ActiveBudget, type BudgetCommand } from '../budget.decider';
 import { BudgetGroupCommit } from '../budget-group-commit';

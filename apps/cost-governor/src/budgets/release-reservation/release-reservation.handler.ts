@@ -6,7 +6,7 @@ import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
 import { metadataOf } from '../../shared/event-metadata';
-import { ServedHandler } from '../../shared/served-handler';
+import { ServedHandler } from '@headspace/platform';
 import { applicableBudgetIds } from '../applicable-budgets';
 import { BudgetGroupCommit } from '../budget-group-commit';
 

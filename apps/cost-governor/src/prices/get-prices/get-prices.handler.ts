@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { getPrices } from '@headspace/contracts';
 import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { ServedHandler } from '../../shared/served-handler';
+import { ServedHandler } from '@headspace/platform';
 import { PriceCatalog } from '../price-catalog.service';
 
 /** `prices.get`: the price table in effect. */

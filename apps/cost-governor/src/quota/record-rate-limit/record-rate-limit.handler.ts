@@ -9,7 +9,7 @@ import type { Pool } from 'pg';
 import type { z } from 'zod';
 import type { AppConfig } from '../../config';
 import { metadataOf } from '../../shared/event-metadata';
-import { ServedHandler } from '../../shared/served-handler';
+import { ServedHandler } from '@headspace/platform';
 import { inTransaction } from '../../shared/transaction';
 import { weekStartOf } from '../week';
 

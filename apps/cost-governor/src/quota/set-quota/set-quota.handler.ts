@@ -7,7 +7,7 @@ import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
 import { metadataOf } from '../../shared/event-metadata';
-import { ServedHandler } from '../../shared/served-handler';
+import { ServedHandler } from '@headspace/platform';
 import { weeklyLimitOf } from '../quota-limits';
 
 /** `set-quota`: a project's weekly USD quota (seed 003 Req 15.5), alerting at HS_QUOTA_ALERT_PERCENT. */

@@ -4,7 +4,7 @@ import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
 import { PriceCatalog } from '../../prices/price-catalog.service';
-import { ServedHandler } from '../../shared/served-handler';
+import { ServedHandler } from '@headspace/platform';
 import { ReportingQueries } from '../reporting.queries';
 
 /** `get-cache-economics`: cache hit rate per agent and team, savings and break-even reads. */

@@ -3,7 +3,7 @@ import { getSpend } from '@headspace/contracts';
 import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
-import { ServedHandler } from '../../shared/served-handler';
+import { ServedHandler } from '@headspace/platform';
 import { ReportingQueries } from '../reporting.queries';
 
 /** `get-spend`: spend grouped by any attribution key (or model, tier, day) over a period. */

@@ -3,7 +3,7 @@ import { getTaskCost } from '@headspace/contracts';
 import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
-import { ServedHandler } from '../../shared/served-handler';
+import { ServedHandler } from '@headspace/platform';
 import { ReportingQueries } from '../reporting.queries';
 
 /** `get-task-cost`: a task's tokens and USD (seed 003 Req 4.8). */

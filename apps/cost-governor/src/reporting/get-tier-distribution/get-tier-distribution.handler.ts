@@ -3,7 +3,7 @@ import { getTierDistribution } from '@headspace/contracts';
 import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
-import { ServedHandler } from '../../shared/served-handler';
+import { ServedHandler } from '@headspace/platform';
 import { ReportingQueries } from '../reporting.queries';
 
 /** `get-tier-distribution`: calls and USD per model tier. */

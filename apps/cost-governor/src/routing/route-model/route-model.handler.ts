@@ -6,7 +6,7 @@ import type { AppConfig } from '../../config';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
 import { PriceCatalog } from '../../prices/price-catalog.service';
-import { ServedHandler } from '../../shared/served-handler';
+import { ServedHandler } from '@headspace/platform';
 import { routeModel } from '../model-router';
 
 /** `route-model`: the routing decision for given signals and pressure, without touching a budget. */

@@ -16,7 +16,7 @@ import { costOf } from '../../prices/cost';
 import { recordBudgetMetrics, recordUsageMetrics } from '../../reporting/cost-metrics';
 import { annotateUsageSpan } from '../../reporting/cost-span-attributes';
 import { metadataOf } from '../../shared/event-metadata';
-import { ServedHandler } from '../../shared/served-handler';
+import { ServedHandler } from '@headspace/platform';
 
 export const usageStreamId = (usageId: string) => `usage-${usageId}`;
 

@@ -6,7 +6,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
 import { PlanApproval } from '../plan-approval';
 import { RunRecorder } from '../run-recorder';
-import { ServedHandler } from '../served-handler';
+import { ServedHandler } from '@headspace/platform';
 
 /**
  * `hs.cmd.orchestrator.answer-run`: the operator answers Robbo, accepts the spec, approves, edits or

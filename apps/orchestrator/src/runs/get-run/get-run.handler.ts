@@ -7,7 +7,7 @@ import type { Pool } from 'pg';
 import type { z } from 'zod';
 import { RunRecorder } from '../run-recorder';
 import { runView } from '../run-view';
-import { ServedHandler } from '../served-handler';
+import { ServedHandler } from '@headspace/platform';
 
 /**
  * `hs.qry.orchestrator.get-run`: folds the run's stream (always current; a run has hundreds of

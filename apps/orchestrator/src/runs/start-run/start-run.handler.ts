@@ -10,7 +10,7 @@ import { isAbsolute } from 'node:path';
 import type { z } from 'zod';
 import { RUN_SESSIONS, type RunSessionsPort } from '../run-ports';
 import { RunRecorder } from '../run-recorder';
-import { ServedHandler } from '../served-handler';
+import { ServedHandler } from '@headspace/platform';
 
 /** The run's title: the goal's first heading or line, without markdown. */
 export function titleOf(goal: string): string {

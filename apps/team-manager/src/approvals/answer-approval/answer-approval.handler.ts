@@ -5,7 +5,7 @@ import type { RequestContext } from '@headspace/messaging';
 import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
-import { ServedHandler } from '../../personas/served-handler';
+import { ServedHandler } from '@headspace/platform';
 import { ApprovalCommands } from '../approval-commands.service';
 
 /**

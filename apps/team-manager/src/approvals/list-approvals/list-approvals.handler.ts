@@ -5,7 +5,7 @@ import { NATS_CONNECTION, PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Pool } from 'pg';
 import type { z } from 'zod';
-import { ServedHandler } from '../../personas/served-handler';
+import { ServedHandler } from '@headspace/platform';
 import { toApprovalView, type ApprovalRow } from '../approvals.projection';
 
 /** `list-approvals`: a team's approvals (pending by default), optionally of one kind, oldest first. */

@@ -4,7 +4,7 @@ import { EventStore, foldEvents, type RecordedEvent } from '@headspace/event-sto
 import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
-import { ServedHandler } from '../../personas/served-handler';
+import { ServedHandler } from '@headspace/platform';
 import { manifestDecider, type ManifestEvent } from '../manifest.decider';
 import { resolveMembers, stringifyManifest } from '../manifest-yaml';
 

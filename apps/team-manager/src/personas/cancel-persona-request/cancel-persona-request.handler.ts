@@ -5,7 +5,7 @@ import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
 import { PersonaRegistry } from '../persona-registry.service';
-import { ServedHandler } from '../served-handler';
+import { ServedHandler } from '@headspace/platform';
 
 /** `cancel-persona-request`: takes a queued request out of the queue; a granted or released one is reported as it stands. */
 @Injectable()

@@ -5,7 +5,7 @@ import { NATS_CONNECTION, PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Pool } from 'pg';
 import type { z } from 'zod';
-import { ServedHandler } from '../served-handler';
+import { ServedHandler } from '@headspace/platform';
 
 /** `get-persona-request`: where a persona request stands (queued, granted with its lease, released), from the projection. */
 @Injectable()

@@ -5,7 +5,7 @@ import { NATS_CONNECTION, PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Pool } from 'pg';
 import type { z } from 'zod';
-import { ServedHandler } from '../served-handler';
+import { ServedHandler } from '@headspace/platform';
 
 /** `list-personas`: the persona board (projection): who is free or active, the pools and the wait queue, optionally for one pool. */
 @Injectable()

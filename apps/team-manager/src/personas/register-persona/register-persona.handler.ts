@@ -5,7 +5,7 @@ import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
 import { PersonaRegistry } from '../persona-registry.service';
-import { ServedHandler } from '../served-handler';
+import { ServedHandler } from '@headspace/platform';
 
 /** `register-persona`: adds a persona to the registry (refused when the id exists). */
 @Injectable()

@@ -6,7 +6,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
 import { grantsOf } from '../grants';
 import { PersonaRegistry } from '../persona-registry.service';
-import { ServedHandler } from '../served-handler';
+import { ServedHandler } from '@headspace/platform';
 
 /** `release-persona`: ends a lease; the oldest queued requests the freed persona/slot can serve are granted in the same append. */
 @Injectable()

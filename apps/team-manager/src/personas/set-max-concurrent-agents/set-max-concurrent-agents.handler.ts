@@ -6,7 +6,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
 import { grantsOf } from '../grants';
 import { PersonaRegistry } from '../persona-registry.service';
-import { ServedHandler } from '../served-handler';
+import { ServedHandler } from '@headspace/platform';
 
 /** `set-max-concurrent-agents` (seed §8.1): raising the limit grants queued requests at once; lowering it never revokes a lease. */
 @Injectable()

@@ -6,7 +6,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
 import { grantsOf } from '../grants';
 import { PersonaRegistry } from '../persona-registry.service';
-import { ServedHandler } from '../served-handler';
+import { ServedHandler } from '@headspace/platform';
 
 /** `set-pool-membership`: replaces a pool's members (creating the pool); queued requests it can now serve are granted. */
 @Injectable()

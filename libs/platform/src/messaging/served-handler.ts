@@ -5,8 +5,9 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
 
 /**
- * A handler of one command or query: serves its subject (queue group `cost-governor`) from bootstrap
- * until shutdown. Subclasses are @Injectable, inject the NATS connection and implement `handle`.
+ * A handler of one command or query: serves its subject (in the service's queue group) from
+ * bootstrap until shutdown. Subclasses are @Injectable, inject the NATS connection and implement
+ * `handle`.
  */
 export abstract class ServedHandler<D extends RequestDefinition> implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private server?: RequestServer;
