@@ -14,7 +14,12 @@ export class SessionRecorder {
     readonly sessionId: string,
     private history: SessionEvent[],
     private version: bigint,
-  ) {}
+  ) {
+    this.current = foldEvents(agentSessionDecider, history);
+  }
+
+  /** The state folded once at load and evolved on every record (the runner reads it many times a turn). */
+  private current: SessionState;
 
   static async load(store: EventStore, sessionId: string): Promise<SessionRecorder> {
     const recorded = (await store.readStream(sessionStreamId(sessionId))) as Array<RecordedEvent & SessionEvent>;
@@ -27,7 +32,7 @@ export class SessionRecorder {
   }
 
   get state(): SessionState {
-    return foldEvents(agentSessionDecider, this.history);
+    return this.current;
   }
 
   async record(command: SessionCommand, extra: Record<string, unknown> = {}): Promise<SessionEvent[]> {
@@ -42,6 +47,7 @@ export class SessionRecorder {
       metadata,
     });
     this.history = [...this.history, ...events];
+    this.current = events.reduce(agentSessionDecider.evolve, this.current);
     this.version = result.nextExpectedVersion;
     return events;
   }

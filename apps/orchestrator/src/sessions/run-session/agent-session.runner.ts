@@ -121,7 +121,9 @@ export class AgentSessionRunner {
     const sessionId = this.recorder.sessionId;
     return withSpan(`turn ${turn}`, { attributes: { 'headspace.session_id': sessionId, 'headspace.turn': turn } }, async () => {
       const model = this.recorder.state.model!;
-      const estimatedInputTokens = Math.ceil(JSON.stringify(conversationOf([...this.recorder.events])).length / 4);
+      // Built once per turn: the budget decision recorded below is not part of the conversation.
+      const conversation = conversationOf([...this.recorder.events]);
+      const estimatedInputTokens = Math.ceil(JSON.stringify(conversation).length / 4);
       const budget = await this.ports.budget.maySpend({ model, estimatedInputTokens, maxOutputTokens: this.limits.maxOutputTokens, turn });
       const decided = this.recorder.record({ type: 'record-budget-decision', sessionId, turn, decision: budget.decision, model: budget.model, reason: budget.reason, now: this.ports.clock() });
       if (budget.decision === 'paused' || budget.decision === 'stopped') {
@@ -131,7 +133,7 @@ export class AgentSessionRunner {
       // Mail is taken only once the call may go ahead (taking marks it read), alongside recording the decision.
       const [mail] = await Promise.all([this.ports.mail.takeUnread(), decided]);
       const injected = [...this.extraUserText.splice(0), ...(extraText ? [extraText] : []), ...(mail.text ? [mail.text] : [])].join('\n\n') || undefined;
-      const messages = withInjected(conversationOf([...this.recorder.events]), injected);
+      const messages = withInjected(conversation, injected);
       const startedAt = performance.now();
       const reply = await this.ports.model.call({
         model: budget.model,
