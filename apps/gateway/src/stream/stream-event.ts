@@ -37,40 +37,12 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== 
  * The team of an event: `data.team` when the payload names it, else read from the stream id of the
  * team-manager's stream categories (`team-<t>`, `task-<t>.<id>`, `inbox-<t>/<m>`, …).
  */
-export function teamOf(type: string, streamId: string, data: Data, runs?: RunTeams): string | undefined {
+export function teamOf(type: string, streamId: string, data: Data): string | undefined {
   const named = str(data.team) ?? str(data.teamName);
-  if (named) {
-    const run = runIdOf(streamId, data);
-    if (run && runs) runs.set(run, named);
-    return named;
-  }
-  const run = runIdOf(streamId, data);
-  if (run && runs) return runs.get(run);
+  if (named) return named;
   if (type === 'team.created' && str(data.name)) return data.name as string;
   const match = /^(team|tasklist|mailbox|manifest)-(.+)$/.exec(streamId) ?? /^(task|inbox|filelock)-([a-z0-9][a-z0-9-]{0,63})[./:]/.exec(streamId);
   return match ? match[2] : undefined;
-}
-
-/** The run an orchestrator event belongs to: a run stream `run-<id>`, or a session `session-<runId>.<purpose>.…`. */
-export function runIdOf(streamId: string, data: Data): string | undefined {
-  return str(data.runId) ?? /^run-([a-z0-9][a-z0-9-]*)$/.exec(streamId)?.[1] ?? /^session-([a-z0-9][a-z0-9-]*)\.(workshop|decompose|task|qa|review|escalation)\./.exec(streamId)?.[1];
-}
-
-/** Run → team, learnt from the events that name both (run.started, session.started), most recent kept. */
-export class RunTeams {
-  private readonly teams = new Map<string, string>();
-
-  constructor(private readonly capacity = 10_000) {}
-
-  set(runId: string, team: string): void {
-    this.teams.delete(runId);
-    this.teams.set(runId, team);
-    if (this.teams.size > this.capacity) this.teams.delete(this.teams.keys().next().value as string);
-  }
-
-  get(runId: string): string | undefined {
-    return this.teams.get(runId);
-  }
 }
 
 const ACTOR_FIELDS = ['owner', 'from', 'recipient', 'to', 'requester', 'holder', 'member', 'memberId', 'name', 'personaId', 'persona', 'decidedBy', 'requestedBy', 'agentId'];

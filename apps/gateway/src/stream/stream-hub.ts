@@ -19,7 +19,7 @@ import { EventSummariser } from './event-summaries';
 import { SseClient, type DropReason } from './sse-client';
 import { cursorKeyOf, type Cursor } from './sse-cursor';
 import { STREAM_CONFIG, type StreamConfig } from './stream.config';
-import { actorsOf, RunTeams, teamOf, traceIdOf, type StreamEvent, type StreamEventPayload } from './stream-event';
+import { actorsOf, teamOf, traceIdOf, type StreamEvent, type StreamEventPayload } from './stream-event';
 
 const droppedCounter = meter.createCounter('headspace.gateway.sse.dropped', { description: 'SSE clients dropped because they could not keep up' });
 const connectedGauge = meter.createUpDownCounter('headspace.gateway.sse.clients', { description: 'Open SSE connections' });
@@ -67,7 +67,6 @@ export class StreamHub implements OnModuleInit, BeforeApplicationShutdown {
   private readonly lastPositions = new Map<string, number>();
   private readonly clients = new Set<SseClient>();
   private readonly summariser = new EventSummariser();
-  private readonly runTeams = new RunTeams();
   private discovered = false;
   private discovering?: Promise<void>;
   private timers: NodeJS.Timeout[] = [];
@@ -300,7 +299,8 @@ export class StreamHub implements OnModuleInit, BeforeApplicationShutdown {
     }
     const data = (envelope.data && typeof envelope.data === 'object' ? envelope.data : {}) as Record<string, unknown>;
     const type = envelope.type.replace(/[\r\n]/g, ' ');
-    const team = teamOf(type, envelope.streamId, data, this.runTeams) ?? (typeof envelope.metadata.team === 'string' ? envelope.metadata.team : undefined);
+    // Run and session events name their team in the envelope's metadata (their payloads do not all carry it).
+    const team = teamOf(type, envelope.streamId, data) ?? (typeof envelope.metadata.team === 'string' ? envelope.metadata.team : undefined);
     const traceId = traceIdOf(headerValue(msg.headers, HsHeaders.traceparent) ?? envelope.metadata.traceparent);
     const runId = typeof data.runId === 'string' ? data.runId : typeof envelope.metadata.runId === 'string' ? envelope.metadata.runId : undefined;
     const payload: StreamEventPayload = {
