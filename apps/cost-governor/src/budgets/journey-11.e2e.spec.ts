@@ -47,7 +47,7 @@ describe('Journey 11: the cost governor downgrades models when the budget is tig
 
     // 80%: the next call runs on Sonnet, and the answer says why.
     const downgraded = await turn('task-implementation', { inputTokens: 5_000, outputTokens: 3_000 });
-    expect(downgraded.routing).toMatchObject({ tier: 'sonnet', model: 'claude-sonnet-4-5-20250929' });
+    expect(downgraded.routing).toMatchObject({ tier: 'sonnet', model: 'claude-sonnet-4-6' });
     expect(downgraded.routing.reasons).toContain('Approaching budget limit (80%): opus → sonnet');
     // 4 more Sonnet turns at 5,000 input ($0.015) + 3,000 output ($0.045) = $0.06 each: $1.90.
     for (let i = 0; i < 4; i++) await turn('task-implementation', { inputTokens: 5_000, outputTokens: 3_000 });

@@ -19,7 +19,8 @@ const handComputed: Array<[model: string, standardMicros: bigint, batchMicros: b
   ['claude-opus-4-5-20251101', 145_000n, 72_500n],
   ['claude-opus-4-1-20250805', 435_000n, 217_500n], // 19,000·15 + 2,000·75
   ['claude-opus-4-20250514', 435_000n, 217_500n],
-  ['claude-sonnet-4-5-20250929', 87_000n, 43_500n], // 19,000·3 + 2,000·15
+  ['claude-sonnet-4-6', 87_000n, 43_500n], // 19,000·3 + 2,000·15
+  ['claude-sonnet-4-5-20250929', 87_000n, 43_500n],
   ['claude-sonnet-4-20250514', 87_000n, 43_500n],
   ['claude-3-7-sonnet-20250219', 87_000n, 43_500n],
   ['claude-3-5-sonnet-20241022', 87_000n, 43_500n],
@@ -40,11 +41,12 @@ describe('cost formula', () => {
     expect(costOf(book.resolve(model), m, call, true).micros).toBe(batch);
   });
 
-  it('bills every token of a Sonnet 4.5 call above 200k input tokens at the long-context rates', () => {
+  it('bills every token of a Sonnet 4.6 or 4.5 call above 200k input tokens at the long-context rates', () => {
     // 150,000·6 + 40,000·7.5 + 20,000·0.6 + 10,000·22.5 = 1,437,000 µ$
     const long = { inputTokens: 150_000, outputTokens: 10_000, cacheWrite5mTokens: 40_000, cacheWrite1hTokens: 0, cacheReadTokens: 20_000 };
     expect(costOf(book.resolve('sonnet'), m, long, false)).toEqual({ micros: 1_437_000n, longContext: true });
     expect(costOf(book.resolve('sonnet'), m, long, true).micros).toBe(718_500n);
+    expect(costOf(book.resolve('claude-sonnet-4-5-20250929'), m, long, false)).toEqual({ micros: 1_437_000n, longContext: true });
     // Opus 4.6: 150,000·10 + 40,000·12.5 + 20,000·1 + 10,000·37.5 = 2,395,000 µ$
     expect(costOf(book.resolve('opus'), m, long, false)).toEqual({ micros: 2_395_000n, longContext: true });
   });

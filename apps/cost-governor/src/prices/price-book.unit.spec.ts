@@ -21,12 +21,19 @@ describe('price table', () => {
     expect(table.multipliers).toEqual({ cacheWrite5m: 1.25, cacheWrite1h: 2, cacheRead: 0.1, batch: 0.5 });
   });
 
-  it('resolves the tier aliases to the seed 003 Req 8.4 model ids', () => {
+  it('resolves the tier aliases to the model ids of libs/llm (sonnet → Sonnet 4.6, Sonnet 4.5 retires 2026-11-30)', () => {
     const book = new PriceBook(parsePriceTable(shipped, 'prices.yaml'));
     expect(book.resolve('opus').id).toBe('claude-opus-4-6');
-    expect(book.resolve('sonnet').id).toBe('claude-sonnet-4-5-20250929');
+    expect(book.resolve('sonnet').id).toBe('claude-sonnet-4-6');
     expect(book.resolve('haiku').id).toBe('claude-haiku-4-5-20251001');
-    expect(book.modelForTier('sonnet')).toBe('claude-sonnet-4-5-20250929');
+    expect(book.modelForTier('sonnet')).toBe('claude-sonnet-4-6');
+  });
+
+  it('still prices Sonnet 4.5 by its explicit ids, for older usage', () => {
+    const book = new PriceBook(parsePriceTable(shipped, 'prices.yaml'));
+    expect(book.resolve('claude-sonnet-4-5-20250929')).toMatchObject({ id: 'claude-sonnet-4-5-20250929', tier: 'sonnet', inputPerMTok: 3, outputPerMTok: 15 });
+    expect(book.resolve('claude-sonnet-4-5').id).toBe('claude-sonnet-4-5-20250929');
+    expect(book.resolve('claude-sonnet-4-6', new Date('2026-11-24T00:00:00Z'))).toMatchObject({ inputPerMTok: 3, outputPerMTok: 15 });
   });
 
   it('refuses an unknown model with COST.UNKNOWN_MODEL instead of pricing it at zero', () => {

@@ -65,6 +65,6 @@ describe('cache economics, quota and reporting', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ modelsUsed: ['claude-haiku-4-5-20251001'], outputTokens: 170_000, totalTokens: 170_000, totalCost: 0.85 });
     const byModel = await h.send(getSpend, { groupBy: 'model', team: 'cachers' });
-    expect(byModel.groups).toEqual([expect.objectContaining({ key: 'claude-sonnet-4-5-20250929', calls: 3 })]);
+    expect(byModel.groups).toEqual([expect.objectContaining({ key: 'claude-sonnet-4-6', calls: 3 })]);
   });
 });

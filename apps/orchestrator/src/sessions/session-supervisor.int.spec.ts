@@ -56,8 +56,8 @@ function factory(log: string[], gate?: Promise<void>): SessionPortsFactory {
           },
           onStop: async () => undefined,
         },
-        budget: { maySpend: async ({ model }) => ({ decision: 'allowed', model }), recordUsage: async () => undefined },
-        mail: { takeUnread: async () => ({ messageIds: [] }) },
+        budget: { maySpend: async ({ model }) => ({ decision: 'allowed', model }), recordUsage: async () => undefined, release: async () => undefined },
+        mail: { peek: async () => ({ messageIds: [] }), markRead: async () => undefined },
         reflection: { retryPrompt: () => 'again', parse: () => ({ ok: true, reflection: { ok: true } }) },
         handoff: { request: () => 'handoff', parse: () => ({ ok: false, error: 'none' }) },
       };

@@ -22,7 +22,7 @@ import type { SessionEvent } from './agent-session.decider';
 import { SESSION_PORTS_FACTORY, SessionSupervisor, type SessionPortsFactory, type SessionStart } from './session-supervisor';
 
 const team = 'sessions';
-const SONNET = 'claude-sonnet-4-5-20250929';
+const SONNET = 'claude-sonnet-4-6';
 const HAIKU = 'claude-haiku-4-5-20251001';
 
 const MANIFEST = `team: ${team}

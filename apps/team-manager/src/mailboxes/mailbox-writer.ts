@@ -4,6 +4,7 @@ import { ConcurrencyError, deterministicEventId, EventStore, foldEvents, quoteId
 import type { RequestContext } from '@headspace/messaging';
 import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
 import type { Pool } from 'pg';
+import type { InboxEvent } from './inbox.decider';
 import { mailboxDecider, type MailboxEvent, type MailboxState } from './mailbox.decider';
 
 /** The stream an event of the mailbox decider belongs to: copies go to their recipient's inbox. */
@@ -21,6 +22,14 @@ export const commandMetadata = (ctx: RequestContext, commandId: string): EventMe
 /** Version races and a concurrent duplicate of the same command (the retry then finds it recorded). */
 export const isMailboxRetryable = (error: unknown) =>
   error instanceof ConcurrencyError || ['40001', '40P01', '23505'].includes((error as { code?: string })?.code ?? '');
+
+export type VersionedInboxEvent = InboxEvent & { version: bigint };
+export interface InboxSince {
+  from: bigint;
+  events: VersionedInboxEvent[];
+  /** The inbox stream's version as read. */
+  version: bigint;
+}
 
 /** Reads the team's mailbox registry and appends a decision that may span the registry and several inboxes. */
 @Injectable()
@@ -58,13 +67,45 @@ export class MailboxWriter {
     return rows.map((r) => ({ streamId: r.stream_id, type: r.type, data: r.data }));
   }
 
-  /** Where a take may start reading an inbox stream: every copy up to this version is read (from the projection; a lag only lowers it). */
-  async readThrough(team: string, memberId: string): Promise<bigint> {
-    const { rows } = await this.pool.query<{ v: string }>(
-      `SELECT read_through_version::text AS v FROM ${this.q}.mailbox_inboxes WHERE team = $1 AND member_id = $2`,
-      [team, memberId],
-    );
-    return rows.length ? BigInt(rows[0].v) : 0n;
+  /** The member's inbox since its last read marker; MAILBOX.UNKNOWN_MEMBER (or UNKNOWN_TEAM) when it has none. */
+  async unreadSince(team: string, memberId: string): Promise<InboxSince> {
+    const fast = await this.inboxSinceHint(team, memberId);
+    if (fast.open) return fast;
+    const { state: registry } = await this.registry(team);
+    if (!registry.inboxes.has(memberId)) {
+      throw new HeadspaceError(ErrorCodes.mailboxUnknownMember, `"${memberId}" has no inbox in team "${team}"`, { field: 'memberId' });
+    }
+    return this.inboxSince(team, memberId, 0n);
+  }
+
+  /**
+   * The member's inbox from its last read marker on, in one round trip: the projection's
+   * read-through hint (a lagging value only means folding a few read copies again) joined to the
+   * inbox stream's later events. `open: false` when the projection has no such inbox (yet): the
+   * caller falls back to the registry, which knows whether the inbox exists.
+   */
+  private async inboxSinceHint(team: string, memberId: string): Promise<InboxSince & { open: boolean }> {
+    const { rows } = await this.pool.query<{ hint: string; v: string | null; type: InboxEvent['type'] | null; data: InboxEvent['data'] | null }>({
+      name: `hs-inbox-since-hint-${this.q}`,
+      text: `SELECT i.read_through_version::text AS hint, e.stream_version::text AS v, e.type, e.data
+               FROM ${this.q}.mailbox_inboxes i
+               LEFT JOIN ${this.q}.events e ON e.stream_id = $3 AND e.stream_version > i.read_through_version
+              WHERE i.team = $1 AND i.member_id = $2
+              ORDER BY e.stream_version`,
+      values: [team, memberId, inboxStreamId(team, memberId)],
+    });
+    if (rows.length === 0) return { open: false, from: 0n, events: [], version: 0n };
+    const from = BigInt(rows[0].hint);
+    const present = rows.filter((r) => r.v !== null);
+    const events = present.map((r) => ({ type: r.type, data: r.data, version: BigInt(r.v!) }) as VersionedInboxEvent);
+    return { open: true, from, events, version: present.length ? BigInt(present[present.length - 1].v!) : from };
+  }
+
+  /** The inbox's events after `from` (the registry-checked path, when the projection does not list the inbox yet). */
+  private async inboxSince(team: string, memberId: string, from: bigint): Promise<InboxSince> {
+    const history = await this.store.readStream(inboxStreamId(team, memberId), { fromVersion: from + 1n });
+    const events = history.map((e) => ({ type: e.type, data: e.data, version: e.streamVersion }) as VersionedInboxEvent);
+    return { from, events, version: events.length ? events[events.length - 1].version : from };
   }
 
   /** The events a command appended to one stream, found by their derived ids (an index lookup, whatever the stream's length). */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTeam, listMessages, openInbox, sendMessage, takeUnread, type RequestOf } from '@headspace/contracts';
+import { createTeam, listMessages, openInbox, peekUnread, sendMessage, takeUnread, type RequestOf } from '@headspace/contracts';
 import { waitFor } from '@headspace/testing';
 import { startTeamManager, type TeamManagerHarness } from '../testing/team-manager-harness';
 import { MailboxProjection } from './mailbox.projection';
@@ -272,6 +272,40 @@ describe('mailboxes: inboxes, idempotency, concurrency, projection', () => {
     expect((await h.send(takeUnread, { team: t, memberId: 'researcher-1' })).messages).toEqual([]);
   });
 
+  it('peek-unread shows the unread queue without marking it read; a take through the peeked version leaves later mail unread', async () => {
+    const t = await team();
+    await dm(t, 'researcher-1', 'researcher-2', 'first');
+    await dm(t, 'lead', 'researcher-2', 'second');
+    const before = await eventCount();
+    const peeked = await h.send(peekUnread, { team: t, memberId: 'researcher-2' });
+    expect(peeked.messages.map((m) => m.body)).toEqual(['first', 'second']);
+    expect(peeked.rendered).toContain('first');
+    expect(await h.send(peekUnread, { team: t, memberId: 'researcher-2' })).toEqual(peeked);
+    expect(await eventCount()).toBe(before);
+    // Delivered after the peek: a take through the peeked version must not mark it read.
+    await dm(t, 'researcher-1', 'researcher-2', 'third');
+    const taken = await h.send(takeUnread, { team: t, memberId: 'researcher-2', throughVersion: peeked.throughVersion });
+    expect(taken.messages.map((m) => m.body)).toEqual(['first', 'second']);
+    expect(taken.throughVersion).toBe(peeked.throughVersion);
+    expect((await h.send(peekUnread, { team: t, memberId: 'researcher-2' })).messages.map((m) => m.body)).toEqual(['third']);
+    expect((await h.send(takeUnread, { team: t, memberId: 'researcher-2' })).messages.map((m) => m.body)).toEqual(['third']);
+    expect((await h.send(peekUnread, { team: t, memberId: 'researcher-2' })).messages).toEqual([]);
+  });
+
+  it('peek-unread of an inbox the projection has not caught up with still sees its mail', async () => {
+    const t = await team();
+    const { runner } = h.apps[0].get(MailboxProjection);
+    await runner.waitUntilCaughtUp();
+    await h.db.pool.query(`DELETE FROM team_manager.mailbox_inboxes WHERE team = $1 AND member_id = 'researcher-1'`, [t]);
+    await dm(t, 'lead', 'researcher-1', 'still here');
+    expect((await h.send(peekUnread, { team: t, memberId: 'researcher-1' })).messages.map((m) => m.body)).toEqual(['still here']);
+    expect((await h.send(takeUnread, { team: t, memberId: 'researcher-1' })).messages.map((m) => m.body)).toEqual(['still here']);
+    expect((await h.send(peekUnread, { team: t, memberId: 'researcher-1' })).messages).toEqual([]);
+    // Put the projection back as the events say (other tests compare it with a rebuild).
+    await runner.rebuild();
+    await runner.waitUntilCaughtUp();
+  });
+
   it('take-unread is atomic against concurrent sends: every message is returned exactly once', async () => {
     const t = await team();
     const sends = Array.from({ length: 60 }, (_, i) => dm(t, 'researcher-1', 'researcher-2', `m${i}`));
@@ -355,6 +389,10 @@ describe('mailboxes: bad input appends nothing', () => {
     ['take-unread: oversized memberId', takeUnread, () => ({ team: t, memberId: 'm'.repeat(201) }), 'CONTRACTS.VALIDATION_FAILED', 'memberId'],
     ['take-unread: unknown team', takeUnread, () => ({ team: 'missing-team', memberId: 'lead' }), 'MAILBOX.UNKNOWN_TEAM', 'team'],
     ['take-unread: unknown member', takeUnread, () => ({ team: t, memberId: 'nobody' }), 'MAILBOX.UNKNOWN_MEMBER', 'memberId'],
+    ['take-unread: throughVersion not a version', takeUnread, () => ({ team: t, memberId: 'lead', throughVersion: '-1' }), 'CONTRACTS.VALIDATION_FAILED', 'throughVersion'],
+    ['peek-unread: missing memberId', peekUnread, () => ({ team: t }), 'CONTRACTS.VALIDATION_FAILED', 'memberId'],
+    ['peek-unread: unknown team', peekUnread, () => ({ team: 'missing-team', memberId: 'lead' }), 'MAILBOX.UNKNOWN_TEAM', 'team'],
+    ['peek-unread: unknown member', peekUnread, () => ({ team: t, memberId: 'nobody' }), 'MAILBOX.UNKNOWN_MEMBER', 'memberId'],
   ];
   it.each(cases)('%s → typed error naming the field, nothing appended', async (_name, definition, body, code, field) => {
     const before = await eventCount();

@@ -4,11 +4,12 @@ import { MailboxProjection } from './mailbox.projection';
 import { MailboxWriter } from './mailbox-writer';
 import { OpenInboxHandler } from './open-inbox/open-inbox.handler';
 import { SendMessageHandler } from './send-message/send-message.handler';
+import { PeekUnreadHandler } from './peek-unread/peek-unread.handler';
 import { TakeUnreadHandler } from './take-unread/take-unread.handler';
 
 /** Mailboxes: open inboxes, send (direct, broadcast, shutdown protocol, idle), take the unread queue, list; the mailbox projection. */
 @Module({
-  providers: [MailboxWriter, OpenInboxHandler, SendMessageHandler, TakeUnreadHandler, ListMessagesHandler, MailboxProjection],
+  providers: [MailboxWriter, OpenInboxHandler, SendMessageHandler, TakeUnreadHandler, PeekUnreadHandler, ListMessagesHandler, MailboxProjection],
   exports: [MailboxProjection],
 })
 export class MailboxesModule {}

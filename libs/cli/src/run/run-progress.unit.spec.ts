@@ -64,7 +64,7 @@ describe('run progress rendering', () => {
       tasks: [...view.tasks.map((t) => ({ ...t, status: 'merged' })), { key: 'F1-1', subject: 'Fix: validate n', status: 'merged', persona: 'con', attempts: 1, origin: 'qa-fix' }],
     };
     const text = renderRunSummary(
-      { view: done, totalUsd: '0.50', byPersona: [{ key: 'con', calls: 8, costUsd: '0.30' }, { key: 'may', calls: 3, costUsd: '0.20' }], byModel: [{ key: 'claude-sonnet-4-5', calls: 11, costUsd: '0.50' }] },
+      { view: done, totalUsd: '0.50', byPersona: [{ key: 'con', calls: 8, costUsd: '0.30' }, { key: 'may', calls: 3, costUsd: '0.20' }], byModel: [{ key: 'claude-sonnet-4-6', calls: 11, costUsd: '0.50' }] },
       { width: 100, color: false },
     ).join('\n');
     expect(text).toContain('✔ Most frequent words — completed (done)  [simulated: offline Messages-API simulator, no real model]');
@@ -72,7 +72,7 @@ describe('run progress rendering', () => {
     expect(text).toContain('tasks        3 (1 from QA, 0 merge conflicts), 3 attempts');
     expect(text).toContain('QA rounds    2');
     expect(text).toContain('by persona con $0.30 (8 calls), may $0.20 (3 calls)');
-    expect(text).toContain('by model   claude-sonnet-4-5 $0.50 (11 calls)');
+    expect(text).toContain('by model   claude-sonnet-4-6 $0.50 (11 calls)');
     expect(text).toContain('result       /runs/x/checkout (branch headspace/x/main)');
   });
 });

@@ -9,10 +9,10 @@ export type ModelTier = z.output<typeof modelTierSchema>;
 const perMTok = z.number().nonnegative().refine((n) => Math.abs(n * 1e6 - Math.round(n * 1e6)) < 1e-6, 'at most 6 decimals');
 
 export const modelPriceSchema = z.object({
-  /** The API model id, e.g. claude-sonnet-4-5-20250929. */
+  /** The API model id, e.g. claude-sonnet-4-6. */
   id: z.string().min(1).max(100),
   tier: modelTierSchema,
-  /** Other names it answers to (`sonnet`, `claude-sonnet-4-5`): each name maps to one model. */
+  /** Other names it answers to (`haiku`, `claude-haiku-4-5`): each name maps to one model. */
   aliases: z.array(z.string().min(1).max(100)).default([]),
   /** The first day (UTC) this row applies; a later row for the same id replaces it from its own date. */
   effectiveFrom: z.iso.date(),

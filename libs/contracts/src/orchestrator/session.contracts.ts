@@ -110,6 +110,10 @@ export const sessionBudgetDecided = defineEvent({
     turn: z.number().int().positive(),
     decision: z.enum(['allowed', 'downgraded', 'paused', 'stopped']),
     model: id,
+    /** The thinking effort the governor routed the call at. */
+    effort: z.enum(['quick', 'standard', 'deep']).optional(),
+    /** The governor's worst-case reservation for the call: settled by its usage, or released if the call fails. */
+    reservationId: z.string().max(100).optional(),
     reason: z.string().max(1_000).optional(),
     at,
   }),

@@ -184,12 +184,40 @@ export const inboxMessageSchema = z.object({
 });
 export type InboxMessage = z.infer<typeof inboxMessageSchema>;
 
-/** The unread queue, handed to the member's next inference and marked read in the same step. */
+const unreadQueueSchema = z.object({
+  messages: z.array(inboxMessageSchema),
+  /** The messages as `<teammate-message>` blocks, ready for the prompt ('' when none). */
+  rendered: z.string(),
+  /** The inbox stream version the queue was read at. */
+  throughVersion: z.string(),
+});
+
+/**
+ * The unread queue, handed to the member's next inference and marked read in the same step. With
+ * `throughVersion` (from a `peek-unread`), only the copies up to that inbox version are taken: what
+ * was peeked, nothing delivered since.
+ */
 export const takeUnread = defineCommand({
   service: 'team-manager',
   name: 'take-unread',
+  request: z.object({
+    team: teamNameSchema,
+    memberId: mailboxMemberIdSchema,
+    throughVersion: z.string().regex(/^\d{1,19}$/, 'an inbox stream version (digits)').optional(),
+  }),
+  response: unreadQueueSchema,
+});
+
+/**
+ * The unread queue without marking it read: lets an agent runtime ask for mail alongside its budget
+ * check and mark it read (take-unread with the returned `throughVersion`) only once the model call
+ * that carries it goes ahead.
+ */
+export const peekUnread = defineQuery({
+  service: 'team-manager',
+  name: 'peek-unread',
   request: z.object({ team: teamNameSchema, memberId: mailboxMemberIdSchema }),
-  response: z.object({ messages: z.array(inboxMessageSchema), rendered: z.string(), throughVersion: z.string() }),
+  response: unreadQueueSchema,
 });
 
 /** The mailbox projection for UIs: a member's messages, newest last. */

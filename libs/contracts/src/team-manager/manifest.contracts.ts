@@ -20,7 +20,7 @@ const oneLine = (max: number) =>
 export const permissionModes = ['default', 'acceptEdits', 'plan', 'bypassPermissions', 'dontAsk'] as const;
 export const permissionModeSchema = z.enum(permissionModes);
 
-/** A model alias (`sonnet`, `opus`, `haiku`) or a full model id (`claude-sonnet-4-5-20250929`). */
+/** A model alias (`sonnet`, `opus`, `haiku`) or a full model id (`claude-sonnet-4-6`). */
 export const manifestModelSchema = z
   .string()
   .max(100)

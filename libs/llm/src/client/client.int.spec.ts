@@ -45,9 +45,11 @@ describe('LLM client telemetry and request building', () => {
       'gen_ai.usage.cache_creation.input_tokens': 600,
       'gen_ai.usage.cache_read.input_tokens': 0,
       'headspace.llm.effort': 'standard',
-      'headspace.llm.thinking_budget': 10_000,
+      'headspace.llm.output_effort': 'medium',
       'headspace.llm.simulated': true,
     });
+    // Sonnet 4.6 thinks adaptively: an effort level, no token budget.
+    expect(spans[0].attributes['headspace.llm.thinking_budget']).toBeUndefined();
     expect(spans[0].attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
     expect(spans[1].attributes['gen_ai.usage.cache_read.input_tokens']).toBe(600);
     expect(JSON.stringify(spans.map((s) => s.attributes))).not.toContain('"k"');

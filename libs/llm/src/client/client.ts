@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { SpanKind, withSpan, type Span } from '@headspace/telemetry';
 import { mapLlmError } from './errors';
-import { thinkingSettings, type EffortLevel } from './effort';
+import { fitThinking, thinkingSettings, type EffortLevel } from './effort';
 import { MODEL_TABLE, resolveModel } from './models';
 import { normaliseUsage, type LlmUsage } from './usage';
 
@@ -29,7 +29,10 @@ export interface LlmRequest
   maxTokens: number;
   /** Enables extended thinking with the effort's budget (Haiku is always quick). */
   effort?: EffortLevel;
-  /** Raw thinking config; ignored when `effort` is given. */
+  /**
+   * Raw thinking config; ignored when `effort` is given. On adaptive-thinking models (Claude 4.6 and
+   * later) a `type: 'enabled'` budget is sent as adaptive thinking with the matching effort level.
+   */
   thinking?: Anthropic.ThinkingConfigParam;
   signal?: AbortSignal;
 }
@@ -70,7 +73,9 @@ export function toMessageParams(request: LlmRequest): Anthropic.MessageCreatePar
     body.max_tokens = settings.max_tokens;
     if (settings.outputEffort) body.output_config = { ...body.output_config, effort: settings.outputEffort };
   } else if (thinking !== undefined) {
-    body.thinking = thinking;
+    const fitted = fitThinking(thinking, model);
+    body.thinking = fitted.thinking;
+    if (fitted.outputEffort && !body.output_config?.effort) body.output_config = { ...body.output_config, effort: fitted.outputEffort };
   }
   return body;
 }

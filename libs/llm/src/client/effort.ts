@@ -39,6 +39,22 @@ export function thinkingModeFor(model: string): ThinkingMode {
 /** Seed 003 Req 12's levels on adaptive models, where a token budget cannot be set. */
 export const ADAPTIVE_EFFORT: Readonly<Record<EffortLevel, 'low' | 'medium' | 'high'>> = { quick: 'low', standard: 'medium', deep: 'high' };
 
+/**
+ * A caller's raw `thinking` config, fitted to `model`. On adaptive models a manual budget
+ * (`type: 'enabled'`) is deprecated (the SDK warns on every such call to claude-opus-4-6) or refused,
+ * so it becomes `type: 'adaptive'` with the effort level whose budget covers it (above the deep
+ * budget: deep), as `output_config.effort`. Anything else passes through unchanged.
+ */
+export function fitThinking(
+  thinking: Anthropic.ThinkingConfigParam,
+  model: string,
+): { thinking: Anthropic.ThinkingConfigParam; outputEffort?: 'low' | 'medium' | 'high' } {
+  if (thinking.type !== 'enabled' || thinkingModeFor(model) !== 'adaptive') return { thinking };
+  const level = effortLevels.find((l) => thinking.budget_tokens <= THINKING_BUDGETS[l]) ?? 'deep';
+  const adaptive: Anthropic.ThinkingConfigAdaptive = { type: 'adaptive', ...(thinking.display != null ? { display: thinking.display } : {}) };
+  return { thinking: adaptive, outputEffort: ADAPTIVE_EFFORT[effectiveEffort(level, model)] };
+}
+
 export interface ThinkingSettings {
   effort: EffortLevel;
   thinking: Anthropic.ThinkingConfigEnabled | Anthropic.ThinkingConfigAdaptive;

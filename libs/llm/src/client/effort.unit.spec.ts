@@ -1,6 +1,6 @@
 import { ErrorCodes } from '@headspace/contracts';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ANSWER_TOKENS, effectiveEffort, thinkingBudgetFor, thinkingModeFor, thinkingSettings } from './effort';
+import { DEFAULT_ANSWER_TOKENS, effectiveEffort, fitThinking, thinkingBudgetFor, thinkingModeFor, thinkingSettings } from './effort';
 import { toMessageParams } from './client';
 
 describe('effort levels and thinking budgets', () => {
@@ -48,5 +48,41 @@ describe('effort levels and thinking budgets', () => {
   it('puts the adaptive effort into output_config of the request body', () => {
     const body = toMessageParams({ model: 'opus', maxTokens: 4_000, effort: 'standard', messages: [{ role: 'user', content: 'hi' }] });
     expect(body).toMatchObject({ thinking: { type: 'adaptive' }, output_config: { effort: 'medium' }, max_tokens: 4_000 });
+  });
+
+  it('sends adaptive thinking, never a budget, for every alias that resolves to an adaptive model (sonnet is Sonnet 4.6)', () => {
+    expect(thinkingModeFor('claude-sonnet-4-6')).toBe('adaptive');
+    for (const model of ['opus', 'sonnet']) {
+      for (const effort of ['quick', 'standard', 'deep'] as const) {
+        const body = toMessageParams({ model, maxTokens: 8_000, effort, messages: [{ role: 'user', content: 'hi' }] });
+        expect(body.thinking).toEqual({ type: 'adaptive' });
+      }
+    }
+    expect(toMessageParams({ model: 'sonnet', maxTokens: 8_000, effort: 'standard', messages: [] })).toMatchObject({
+      model: 'claude-sonnet-4-6',
+      output_config: { effort: 'medium' },
+    });
+  });
+
+  it('turns a raw thinking budget into adaptive thinking on claude-opus-4-6 (thinking.type=enabled is deprecated there)', () => {
+    const body = toMessageParams({ model: 'opus', maxTokens: 16_000, thinking: { type: 'enabled', budget_tokens: 10_000 }, messages: [{ role: 'user', content: 'hi' }] });
+    expect(body.model).toBe('claude-opus-4-6');
+    expect(body.thinking).toEqual({ type: 'adaptive' });
+    expect(body.output_config).toEqual({ effort: 'medium' });
+    expect(fitThinking({ type: 'enabled', budget_tokens: 1_024, display: 'omitted' }, 'claude-opus-4-6')).toEqual({
+      thinking: { type: 'adaptive', display: 'omitted' },
+      outputEffort: 'low',
+    });
+    expect(fitThinking({ type: 'enabled', budget_tokens: 60_000 }, 'claude-opus-4-6').outputEffort).toBe('high');
+    // An effort the caller set explicitly wins over the one derived from the budget.
+    const own = toMessageParams({ model: 'claude-opus-4-6', maxTokens: 16_000, thinking: { type: 'enabled', budget_tokens: 2_000 }, output_config: { effort: 'max' }, messages: [] });
+    expect(own.output_config).toEqual({ effort: 'max' });
+  });
+
+  it('passes other raw thinking configs through, and budgets on budget models', () => {
+    expect(toMessageParams({ model: 'opus', maxTokens: 1_000, thinking: { type: 'disabled' }, messages: [] }).thinking).toEqual({ type: 'disabled' });
+    const older = toMessageParams({ model: 'claude-sonnet-4-5-20250929', maxTokens: 16_000, thinking: { type: 'enabled', budget_tokens: 10_000 }, messages: [] });
+    expect(older.thinking).toEqual({ type: 'enabled', budget_tokens: 10_000 });
+    expect(older.output_config).toBeUndefined();
   });
 });

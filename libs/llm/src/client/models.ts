@@ -13,15 +13,17 @@ export interface ModelInfo {
 }
 
 /**
- * The one table mapping aliases to concrete model ids — seed 003 Req 8.4's: opus → Opus 4.6,
- * sonnet → Sonnet 4.5, haiku → Haiku 4.5. Change a model here and nowhere else (agent definitions
- * resolve through it; the cost governor's price table carries the same aliases as data and decides
- * the model a governed call runs on). Sonnet 4.5 retires on 2026-11-30: moving `sonnet` on is a
- * change here and a new price table (`prices.update`), see the README.
+ * The one table mapping aliases to concrete model ids: opus → Opus 4.6, sonnet → Sonnet 4.6,
+ * haiku → Haiku 4.5. `sonnet` departs from seed 003 Req 8.4 (which names Sonnet 4.5) because
+ * Sonnet 4.5 reaches end-of-life on 2026-11-30 (the SDK warns on every call to it); an explicit
+ * `claude-sonnet-4-5…` id still passes through. Change a model here and nowhere else (agent
+ * definitions resolve through it; the cost governor's price table carries the same aliases as data
+ * and decides the model a governed call runs on, so moving an alias also needs a new price table
+ * version, see the cost governor's README).
  */
 export const MODEL_TABLE: Readonly<Record<Exclude<ModelAlias, 'inherit'>, ModelInfo>> = {
   opus: { id: 'claude-opus-4-6', family: 'opus', contextWindow: 1_000_000, maxOutputTokens: 128_000 },
-  sonnet: { id: 'claude-sonnet-4-5-20250929', family: 'sonnet', contextWindow: 200_000, maxOutputTokens: 64_000 },
+  sonnet: { id: 'claude-sonnet-4-6', family: 'sonnet', contextWindow: 1_000_000, maxOutputTokens: 64_000 },
   haiku: { id: 'claude-haiku-4-5-20251001', family: 'haiku', contextWindow: 200_000, maxOutputTokens: 64_000 },
 };
 

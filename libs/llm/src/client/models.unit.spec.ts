@@ -12,6 +12,11 @@ describe('model aliases', () => {
     expect(MODEL_TABLE.haiku.id).toMatch(/^claude-haiku-/);
   });
 
+  it('maps sonnet to Sonnet 4.6, not Sonnet 4.5 (end-of-life 2026-11-30)', () => {
+    expect(resolveModel('sonnet')).toBe('claude-sonnet-4-6');
+    expect(resolveModel('inherit', 'sonnet')).toBe('claude-sonnet-4-6');
+  });
+
   it('resolves inherit to the parent model, resolving a parent alias too', () => {
     expect(resolveModel('inherit', 'claude-opus-4-6')).toBe('claude-opus-4-6');
     expect(resolveModel('inherit', 'haiku')).toBe(MODEL_TABLE.haiku.id);
@@ -44,7 +49,9 @@ describe('model aliases', () => {
     expect(modelFamily(MODEL_TABLE.haiku.id)).toBe('haiku');
     expect(modelFamily('claude-opus-4-6')).toBe('opus');
     expect(modelFamily('mystery')).toBeUndefined();
-    expect(contextWindowFor(MODEL_TABLE.sonnet.id)).toBe(200_000);
+    expect(contextWindowFor(MODEL_TABLE.sonnet.id)).toBe(1_000_000);
     expect(contextWindowFor(MODEL_TABLE.opus.id)).toBe(1_000_000);
+    expect(contextWindowFor(MODEL_TABLE.haiku.id)).toBe(200_000);
+    expect(contextWindowFor('claude-sonnet-4-5-20250929')).toBe(200_000);
   });
 });

@@ -350,6 +350,7 @@ describe('the Headspace client against the simulator', () => {
     expect(result.simulated).toBe(true);
     expect(result.model).toBe(MODEL_TABLE.sonnet.id);
     expect(result.message.model).toBe(MODEL_TABLE.sonnet.id);
+    expect(result.message.model).toBe('claude-sonnet-4-6');
     expect(result.message.content[0].type === 'text' && result.message.content[0].text).toBe(
       '[simulated] Survived the overload.',
     );

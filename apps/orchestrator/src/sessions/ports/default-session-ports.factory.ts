@@ -110,19 +110,28 @@ export class DefaultSessionPortsFactory implements SessionPortsFactory {
 
   /** The persona's inbox in the team; a team-manager that cannot be reached means no mail this turn, not a failed session. */
   private mailbox(s: Started): MailPort {
-    const inner = teamMailAdapter(this.nc, s.team, s.persona);
+    const inner = teamMailAdapter(this.nc, s.team, s.persona, s.sessionId);
     let opened = false;
     return {
-      takeUnread: async () => {
+      peek: async () => {
         try {
           if (!opened) await request(this.nc, openInbox, { team: s.team, memberId: s.persona, role: 'member' }, { commandId: `${s.sessionId}:inbox` });
           opened = true;
-          return await inner.takeUnread();
+          return await inner.peek();
         } catch (error) {
           this.logger.warn(`mail for ${s.persona} in ${s.team}: ${(error as Error).message}`);
           return { messageIds: [] };
         }
       },
+      markRead: async (mail, turn) => {
+        try {
+          await inner.markRead(mail, turn);
+        } catch (error) {
+          // Injected but still unread: the next turn sees it again rather than never.
+          this.logger.warn(`marking mail read for ${s.persona} in ${s.team}: ${(error as Error).message}`);
+        }
+      },
     };
   }
+
 }

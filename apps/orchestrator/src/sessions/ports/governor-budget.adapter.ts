@@ -1,4 +1,4 @@
-import { maySpend, recordUsage, type Attribution } from '@headspace/contracts';
+import { maySpend, recordUsage, releaseReservation, type Attribution } from '@headspace/contracts';
 import { resolveModel } from '@headspace/llm';
 import { request } from '@headspace/messaging';
 import type { NatsConnection } from '@nats-io/nats-core';
@@ -37,6 +37,7 @@ export class GovernorBudgetPort implements BudgetPort {
     return {
       decision: downgraded ? 'downgraded' : 'allowed',
       model,
+      effort: answer.routing.effort,
       ...(answer.reservationId ? { reservationId: answer.reservationId } : {}),
       ...(downgraded || reason ? { reason } : {}),
     };
@@ -48,6 +49,15 @@ export class GovernorBudgetPort implements BudgetPort {
       recordUsage,
       { attribution: this.attribution, model: req.model, tokens: req.usage, ...(req.reservationId ? { reservationId: req.reservationId } : {}) },
       { commandId: `${this.attribution.sessionId}:usage:${req.turn}` },
+    );
+  }
+
+  async release(req: { reservationId: string; turn: number; reason: string }): Promise<void> {
+    await request(
+      this.nc,
+      releaseReservation,
+      { attribution: this.attribution, reservationId: req.reservationId, reason: req.reason.slice(0, 500) },
+      { commandId: `${this.attribution.sessionId}:release:${req.turn}` },
     );
   }
 }

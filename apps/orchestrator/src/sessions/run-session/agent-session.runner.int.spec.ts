@@ -43,6 +43,8 @@ function scriptedModel(script: Array<{ content: ConversationBlock[]; stopReason:
 function ports(model: SessionPorts['model'], overrides: Partial<SessionPorts> = {}) {
   const sideEffects: string[] = [];
   const spent: Array<{ turn: number; model: string }> = [];
+  const released: Array<{ reservationId: string; turn: number }> = [];
+  const marked: Array<{ messageIds: string[]; throughVersion?: string; turn: number }> = [];
   const base: SessionPorts = {
     model,
     system: [text('You are Con.')],
@@ -58,8 +60,12 @@ function ports(model: SessionPorts['model'], overrides: Partial<SessionPorts> = 
     budget: {
       maySpend: async ({ model: m }) => ({ decision: 'allowed', model: m }),
       recordUsage: async ({ turn, model: m }) => void spent.push({ turn, model: m }),
+      release: async ({ reservationId, turn }) => void released.push({ reservationId, turn }),
     },
-    mail: { takeUnread: async () => ({ messageIds: [] }) },
+    mail: {
+      peek: async () => ({ messageIds: [], throughVersion: '0' }),
+      markRead: async (mail, turn) => void (mail.messageIds.length && marked.push({ messageIds: mail.messageIds, throughVersion: mail.throughVersion, turn })),
+    },
     reflection: {
       retryPrompt: (error) => `Your reflection was malformed (${error}). Answer with the reflection JSON only.`,
       parse: (t) => {
@@ -76,7 +82,7 @@ function ports(model: SessionPorts['model'], overrides: Partial<SessionPorts> = 
     },
     ...overrides,
   };
-  return { ports: base, sideEffects, spent };
+  return { ports: base, sideEffects, spent, released, marked };
 }
 
 async function startSession(sessionId: string) {
@@ -152,6 +158,38 @@ describe('agent session runner', () => {
     expect(messages[2].content.map((b) => b.tool_use_id)).toEqual(['a', 'b']);
   });
 
+  it('a runner stopped before its last turn settled settles that turn again when resumed, with the reservation it was given', async () => {
+    const sessionId = randomUUID();
+    const script = [
+      { content: [toolUse('a', 'Write', { f: 1 })], stopReason: 'tool_use' },
+      { content: [text(`Done.\n${reflection}`)], stopReason: 'end_turn' },
+    ];
+    const crashing = ports(scriptedModel(script).port);
+    crashing.ports.budget.maySpend = async ({ model: m, turn }) => ({ decision: 'allowed', model: m, reservationId: `r-${turn}` });
+    // The governor never answers the first settle: the runner dies with the reply recorded, its usage not.
+    crashing.ports.budget.recordUsage = () => new Promise(() => undefined);
+    crashing.ports.tools.run = async () => {
+      throw new Error('orchestrator killed');
+    };
+    const recorder = await startSession(sessionId);
+    recorder.record = ((original) => async (command) => {
+      if (command.type === 'end-session') throw new Error('killed before ending');
+      return original(command);
+    })(recorder.record.bind(recorder));
+    const dead = new AgentSessionRunner(recorder, crashing.ports, limits).run();
+    await expect(Promise.race([dead, new Promise((r) => setTimeout(r, 300, 'hung on the settle'))])).resolves.toBe('hung on the settle');
+
+    const resumed = ports(scriptedModel(script.slice(1)).port);
+    const settled: Array<{ reservationId?: string; turn: number }> = [];
+    resumed.ports.budget.recordUsage = async ({ reservationId, turn }) => void settled.push({ reservationId, turn });
+    const outcome = await new AgentSessionRunner(await SessionRecorder.load(store, sessionId), resumed.ports, limits).run();
+    expect(outcome).toMatchObject({ exitReason: 'completed', turns: 2 });
+    expect(settled).toEqual([
+      { reservationId: 'r-1', turn: 1 },
+      { reservationId: undefined, turn: 2 },
+    ]);
+  });
+
   it('a malformed reflection is asked for once more, then recorded as malformed', async () => {
     const sessionId = randomUUID();
     const model = scriptedModel([
@@ -204,21 +242,68 @@ describe('agent session runner', () => {
     expect(model.seen.map((s) => s.model)).toEqual(['claude-sonnet-4-5', 'claude-haiku-4-5']);
   });
 
-  it('mail arriving between turns is injected into the next inference', async () => {
+  it('a call the governor routes at another effort level runs at that level (a downgrade to Haiku runs quick)', async () => {
     const sessionId = randomUUID();
     const model = scriptedModel([
       { content: [toolUse('a', 'Write', {})], stopReason: 'tool_use' },
       { content: [text(`ok\n${reflection}`)], stopReason: 'end_turn' },
     ]);
     const { ports: p } = ports(model.port);
-    let takes = 0;
-    p.mail.takeUnread = async () =>
-      takes++ === 1 ? { messageIds: ['m-1'], text: '<teammate-message teammate_id="al" type="message">use tabs</teammate-message>' } : { messageIds: [] };
+    let calls = 0;
+    p.budget.maySpend = async ({ model: m }) =>
+      calls++ === 0
+        ? { decision: 'allowed', model: m }
+        : { decision: 'downgraded', model: 'claude-haiku-4-5', effort: 'quick', reason: '80% of the session budget' };
+    await new AgentSessionRunner(await startSession(sessionId), p, limits).run();
+    expect(model.seen.map((s) => s.effort)).toEqual(['standard', 'quick']);
+  });
+
+  it('a model call that fails gives its reservation back and ends the session as error', async () => {
+    const sessionId = randomUUID();
+    const { ports: p, released, spent } = ports({
+      contextWindow: () => 1_000,
+      call: async () => {
+        throw new Error('529 overloaded, retries exhausted');
+      },
+    });
+    p.budget.maySpend = async ({ model: m, turn }) => ({ decision: 'allowed', model: m, reservationId: `r-${turn}` });
+    const outcome = await new AgentSessionRunner(await startSession(sessionId), p, limits).run();
+    expect(outcome.exitReason).toBe('error');
+    expect(released).toEqual([{ reservationId: 'r-1', turn: 1 }]);
+    expect(spent).toEqual([]);
+    const state = (await SessionRecorder.load(store, sessionId)).state;
+    expect(state).toMatchObject({ status: 'ended', turns: 0 });
+  });
+
+  it('mail arriving between turns is injected into the next inference and marked read up to the version peeked', async () => {
+    const sessionId = randomUUID();
+    const model = scriptedModel([
+      { content: [toolUse('a', 'Write', {})], stopReason: 'tool_use' },
+      { content: [text(`ok\n${reflection}`)], stopReason: 'end_turn' },
+    ]);
+    const { ports: p, marked } = ports(model.port);
+    let peeks = 0;
+    p.mail.peek = async () =>
+      peeks++ === 1
+        ? { messageIds: ['m-1'], throughVersion: '3', text: '<teammate-message teammate_id="al" type="message">use tabs</teammate-message>' }
+        : { messageIds: [], throughVersion: '3' };
     await new AgentSessionRunner(await startSession(sessionId), p, limits).run();
     expect(JSON.stringify(model.seen[1].messages.at(-1))).toContain('use tabs');
+    expect(marked).toEqual([{ messageIds: ['m-1'], throughVersion: '3', turn: 2 }]);
     const turn2 = (await SessionRecorder.load(store, sessionId)).events.find((e) => e.type === 'session.model-called' && e.data.turn === 2);
     expect(turn2?.data).toMatchObject({ injectedMessageIds: ['m-1'] });
   });
+
+  it('mail peeked by a turn the budget pauses stays unread', async () => {
+    const sessionId = randomUUID();
+    const model = scriptedModel([{ content: [text('never')], stopReason: 'end_turn' }]);
+    const { ports: p, marked } = ports(model.port);
+    p.mail.peek = async () => ({ messageIds: ['m-9'], throughVersion: '1', text: '<teammate-message teammate_id="al" type="message">hi</teammate-message>' });
+    p.budget.maySpend = async ({ model: m }) => ({ decision: 'paused', model: m, reason: 'Budget 95% consumed' });
+    await new AgentSessionRunner(await startSession(sessionId), p, limits).run();
+    expect(marked).toEqual([]);
+  });
+
 
   it('at the handoff threshold the model writes the handoff and the session ends as handoff', async () => {
     const sessionId = randomUUID();

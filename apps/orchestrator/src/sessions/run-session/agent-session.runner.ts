@@ -3,7 +3,7 @@ import { ConcurrencyError } from '@headspace/event-store';
 import { withSpan } from '@headspace/telemetry';
 import type { SessionRecorder } from '../session-recorder';
 import { conversationOf, type ConversationBlock, type ConversationMessage } from '../session-conversation';
-import type { BudgetPort, HandoffPort, MailPort, ModelPort, ReflectionPort, ToolPort } from './session-ports';
+import type { BudgetDecision, BudgetPort, HandoffPort, MailPort, ModelPort, ModelReply, ReflectionPort, ToolPort } from './session-ports';
 
 export interface SessionLimits {
   maxTurns: number;
@@ -62,18 +62,28 @@ export class AgentSessionRunner {
     private readonly signal?: AbortSignal,
   ) {}
 
+  /** The last turn's record-usage, in flight while its reply is recorded and its tools run. */
+  private settling: Promise<void> = Promise.resolve();
+
   run(): Promise<SessionOutcome> {
     const started = this.recorder.state.started!;
     return withSpan(
       `invoke_agent ${started.persona}`,
       { attributes: { 'headspace.session_id': started.sessionId, 'headspace.persona': started.persona, 'headspace.team': started.team, 'headspace.task_id': started.taskId ?? '' } },
       async () => {
-        const exit = await this.loop().catch((error: unknown): Exit => {
+        this.settling = this.settleLastTurn();
+        let exit: Exit;
+        try {
+          exit = await this.loop();
+          await this.settling;
+        } catch (error) {
+          // Whatever stopped the loop, the last call's usage is still settled before the session ends.
+          await Promise.allSettled([this.settling]);
           if (error instanceof SessionInterrupted) throw error;
           // Another instance took the session over (its lease expired here): it carries on, not us.
           if (error instanceof ConcurrencyError) throw new SessionInterrupted();
-          return { exitReason: 'error', summary: 'The session failed', error: (error as Error).message };
-        });
+          exit = { exitReason: 'error', summary: 'The session failed', error: (error as Error).message };
+        }
         await this.recorder.record({ type: 'end-session', sessionId: this.recorder.sessionId, ...exit, now: this.ports.clock() });
         const state = this.recorder.state;
         return { exitReason: exit.exitReason, summary: exit.summary, turns: state.turns, usage: state.usage };
@@ -115,7 +125,10 @@ export class AgentSessionRunner {
     }
   }
 
-  /** One inference: ask the governor, inject mail, call the model, record usage and the reply. */
+  /**
+   * One inference: ask the governor and peek at the mail together, call the model while the
+   * decision is recorded and the mail marked read, then settle usage and record the reply together.
+   */
   private async turn(extraText?: string): Promise<Exit | undefined> {
     const turn = this.recorder.state.turns + 1;
     const sessionId = this.recorder.sessionId;
@@ -124,45 +137,86 @@ export class AgentSessionRunner {
       // Built once per turn: the budget decision recorded below is not part of the conversation.
       const conversation = conversationOf([...this.recorder.events]);
       const estimatedInputTokens = Math.ceil(JSON.stringify(conversation).length / 4);
-      const budget = await this.ports.budget.maySpend({ model, estimatedInputTokens, maxOutputTokens: this.limits.maxOutputTokens, turn });
-      const decided = this.recorder.record({ type: 'record-budget-decision', sessionId, turn, decision: budget.decision, model: budget.model, reason: budget.reason, now: this.ports.clock() });
-      if (budget.decision === 'paused' || budget.decision === 'stopped') {
+      // The previous turn's usage settled while its tools ran; the governor must count it before this call.
+      await this.settling;
+      const [budget, mail] = await Promise.all([
+        this.ports.budget.maySpend({ model, estimatedInputTokens, maxOutputTokens: this.limits.maxOutputTokens, turn }),
+        this.ports.mail.peek(),
+      ]);
+      const decided = this.recorder.record({
+        type: 'record-budget-decision',
+        sessionId,
+        turn,
+        decision: budget.decision,
+        model: budget.model,
+        ...(goesAhead(budget) ? { effort: budget.effort, reservationId: budget.reservationId } : {}),
+        reason: budget.reason,
+        now: this.ports.clock(),
+      });
+      if (!goesAhead(budget)) {
         await decided;
         return { exitReason: budget.decision === 'paused' ? 'budget_paused' : 'budget_stopped', summary: budget.reason };
       }
-      // Mail is taken only once the call may go ahead (taking marks it read), alongside recording the decision.
-      const [mail] = await Promise.all([this.ports.mail.takeUnread(), decided]);
+      // Mail is marked read only once the call may go ahead; both writes settle before the reply is recorded.
+      const wrote = Promise.all([decided, this.ports.mail.markRead(mail, turn)]);
       const injected = [...this.extraUserText.splice(0), ...(extraText ? [extraText] : []), ...(mail.text ? [mail.text] : [])].join('\n\n') || undefined;
-      const messages = withInjected(conversation, injected);
       const startedAt = performance.now();
-      const reply = await this.ports.model.call({
-        model: budget.model,
-        system: this.ports.system,
-        tools: this.ports.tools.definitions(),
-        messages,
-        maxTokens: this.limits.maxOutputTokens,
-        effort: this.recorder.state.started!.effort,
-      });
+      let reply: ModelReply;
+      try {
+        reply = await this.ports.model.call({
+          model: budget.model,
+          system: this.ports.system,
+          tools: this.ports.tools.definitions(),
+          messages: withInjected(conversation, injected),
+          maxTokens: this.limits.maxOutputTokens,
+          // The governor's level when it names one (a downgrade to Haiku is always quick), else the session's.
+          effort: budget.effort ?? this.recorder.state.started!.effort,
+        });
+      } catch (error) {
+        await Promise.allSettled([wrote, this.releaseReservation(budget, turn, error)]);
+        throw error;
+      }
       const durationMs = performance.now() - startedAt;
-      // Settling the reservation and recording the turn are independent; both are idempotent per turn.
-      await Promise.all([
-        this.ports.budget.recordUsage({ reservationId: 'reservationId' in budget ? budget.reservationId : undefined, model: reply.model, usage: reply.usage, turn }),
-        this.recorder.record({
-          type: 'record-model-call',
-          sessionId,
-          turn,
-          model: reply.model,
-          stopReason: reply.stopReason,
-          content: reply.content,
-          usage: reply.usage,
-          injectedMessageIds: mail.messageIds,
-          injectedText: injected,
-          durationMs,
-          now: this.ports.clock(),
-        }),
-      ]);
+      await wrote;
+      // Settling the reservation runs on while the reply is recorded and its tools run (idempotent per
+      // turn: a resumed session settles its last turn again, see settleLastTurn).
+      this.settling = this.ports.budget.recordUsage({ reservationId: budget.reservationId, model: reply.model, usage: reply.usage, turn });
+      this.settling.catch(() => undefined); // awaited before the next call or the end; not unhandled meanwhile
+      await this.recorder.record({
+        type: 'record-model-call',
+        sessionId,
+        turn,
+        model: reply.model,
+        stopReason: reply.stopReason,
+        content: reply.content,
+        usage: reply.usage,
+        injectedMessageIds: mail.messageIds,
+        injectedText: injected,
+        durationMs,
+        now: this.ports.clock(),
+      });
       return undefined;
     });
+  }
+
+  /**
+   * A runner that stopped between recording a reply and settling its usage left the reservation
+   * open: settle the last recorded turn again (the governor answers a repeat of the same turn's
+   * command id with its first result, so a settled turn costs one round trip and nothing else).
+   */
+  private async settleLastTurn(): Promise<void> {
+    const events = this.recorder.events;
+    const last = [...events].reverse().find((e) => e.type === 'session.model-called');
+    if (last?.type !== 'session.model-called') return;
+    const decided = events.find((e) => e.type === 'session.budget-decided' && e.data.turn === last.data.turn);
+    const reservationId = decided?.type === 'session.budget-decided' ? decided.data.reservationId : undefined;
+    await this.ports.budget.recordUsage({ reservationId, model: last.data.model, usage: last.data.usage, turn: last.data.turn });
+  }
+
+  /** A call that failed spent nothing: its worst-case reservation goes back now rather than at the governor's expiry. */
+  private async releaseReservation(budget: GoAhead, turn: number, error: unknown): Promise<void> {
+    if (!budget.reservationId) return;
+    await this.ports.budget.release({ reservationId: budget.reservationId, turn, reason: `model call failed: ${(error as Error).message}` });
   }
 
   /** Runs the tool calls of the last reply that have no recorded result yet, in the order asked. */
@@ -231,3 +285,6 @@ function summaryOf(finalText: string): string {
   const withoutJson = finalText.replace(/```json[\s\S]*?```/g, '').replace(/\{[\s\S]*\}\s*$/, '').trim();
   return (withoutJson || finalText).slice(0, 2_000);
 }
+
+type GoAhead = Extract<BudgetDecision, { decision: 'allowed' | 'downgraded' }>;
+const goesAhead = (budget: BudgetDecision): budget is GoAhead => budget.decision === 'allowed' || budget.decision === 'downgraded';

@@ -43,17 +43,30 @@ export interface ToolPort {
 }
 
 export type BudgetDecision =
-  | { decision: 'allowed' | 'downgraded'; model: string; reservationId?: string; reason?: string }
+  /** `effort`: the level the governor routed the call at (Haiku is always quick), when it says. */
+  | { decision: 'allowed' | 'downgraded'; model: string; effort?: 'quick' | 'standard' | 'deep'; reservationId?: string; reason?: string }
   | { decision: 'paused' | 'stopped'; model: string; reason: string };
 
 export interface BudgetPort {
   maySpend(request: { model: string; estimatedInputTokens: number; maxOutputTokens: number; turn: number }): Promise<BudgetDecision>;
   recordUsage(request: { reservationId?: string; model: string; usage: SessionUsage; turn: number }): Promise<void>;
+  /** Gives back the reservation of a call that never completed (best effort: the governor also expires it). */
+  release(request: { reservationId: string; turn: number; reason: string }): Promise<void>;
+}
+
+export interface Mail {
+  messageIds: string[];
+  /** The messages as `<teammate-message>` blocks; absent when there are none. */
+  text?: string;
+  /** The inbox version the mail was read at: marking read covers that much and nothing delivered since. */
+  throughVersion?: string;
 }
 
 export interface MailPort {
-  /** Unread mail for the persona, rendered as `<teammate-message>` blocks, and marked read. */
-  takeUnread(): Promise<{ messageIds: string[]; text?: string }>;
+  /** Unread mail for the persona; nothing is marked read. */
+  peek(): Promise<Mail>;
+  /** Marks peeked mail read, once the call carrying it goes ahead. */
+  markRead(mail: Mail, turn: number): Promise<void>;
 }
 
 export interface ReflectionPort {

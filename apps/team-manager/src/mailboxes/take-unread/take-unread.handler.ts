@@ -1,5 +1,5 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { ErrorCodes, HeadspaceError, inboxStreamId, takeUnread, type InboxMessage } from '@headspace/contracts';
+import { inboxStreamId, takeUnread, type InboxMessage } from '@headspace/contracts';
 import { foldEvents, withRetry, type RecordedEvent } from '@headspace/event-store';
 import { serveRequests, type RequestContext, type RequestServer } from '@headspace/messaging';
 import { NATS_CONNECTION } from '@headspace/platform';
@@ -14,7 +14,8 @@ type Reply = z.output<typeof takeUnread.response>;
 
 /**
  * `hs.cmd.team-manager.take-unread`: the member's unread queue for its next inference, marked read
- * in the same step. Decided against the inbox stream (never the lagging projection) and appended
+ * in the same step — all of it, or (with `throughVersion`, after a peek) the copies up to that
+ * inbox version. Decided against the inbox stream (never the lagging projection) and appended
  * with the exact version read: a copy delivered meanwhile fails the append and the take re-runs,
  * so each copy is returned exactly once.
  */
@@ -42,36 +43,33 @@ export class TakeUnreadHandler implements OnApplicationBootstrap, BeforeApplicat
   }
 
   private async attempt(request: z.output<typeof takeUnread.request>, ctx: RequestContext, commandId: string): Promise<Reply> {
-    const { state: registry } = await this.writer.registry(request.team);
-    if (!registry.inboxes.has(request.memberId)) {
-      throw new HeadspaceError(ErrorCodes.mailboxUnknownMember, `"${request.memberId}" has no inbox in team "${request.team}"`, { field: 'memberId' });
-    }
     const streamId = inboxStreamId(request.team, request.memberId);
-    const store = this.writer.store;
-    if (await this.writer.priorInStream(commandId, streamId)) {
-      // A retried take returns what the first one took (rare: reads the whole inbox).
-      const history = (await store.readStream(streamId)) as Array<RecordedEvent & InboxEvent>;
-      const marker = history.find((e) => e.metadata.commandId === commandId);
-      const ids = marker?.type === 'mailbox.messages-read' ? new Set(marker.data.messageIds) : new Set<string>();
-      const messages = history.flatMap((e) => (e.type === 'mailbox.message-delivered' && ids.has(e.data.messageId) ? [toInboxMessage(e.data)] : []));
-      return reply(messages, marker?.type === 'mailbox.messages-read' ? marker.data.throughVersion : '0');
-    }
-
-    // Copies up to the last read marker are read: start after it. The hint comes from the projection
-    // and may lag, which only means reading (and folding) a few more events.
-    const from = await this.writer.readThrough(request.team, request.memberId);
-    const history = (await store.readStream(streamId, { fromVersion: from + 1n })) as Array<RecordedEvent & InboxEvent>;
-    const version = history.length ? history[history.length - 1].streamVersion : from;
-    const state = foldEvents(inboxDecider, history);
-    const events = inboxDecider.decide({ type: 'take-unread', team: request.team, memberId: request.memberId, throughVersion: version, now: new Date().toISOString() }, state);
+    const [prior, inbox] = await Promise.all([this.writer.priorInStream(commandId, streamId), this.writer.unreadSince(request.team, request.memberId)]);
+    if (prior) return this.replay(streamId, commandId);
+    const asked = request.throughVersion === undefined ? inbox.version : BigInt(request.throughVersion);
+    const through = asked < inbox.version ? asked : inbox.version;
+    const state = foldEvents(
+      inboxDecider,
+      inbox.events.filter((e) => e.version <= through),
+    );
+    const events = inboxDecider.decide({ type: 'take-unread', team: request.team, memberId: request.memberId, throughVersion: through, now: new Date().toISOString() }, state);
     if (events.length > 0) {
-      // version > 0 here: there is something unread, so the stream exists.
-      await store.append(streamId, events, { expected: version, commandId, metadata: commandMetadata(ctx, commandId) });
+      // Something is unread, so the stream exists; the exact version makes a concurrent delivery retry the take.
+      await this.writer.store.append(streamId, events, { expected: inbox.version, commandId, metadata: commandMetadata(ctx, commandId) });
     }
-    return reply(state.unread, version.toString());
+    return reply(state.unread, through.toString());
+  }
+
+  /** A retried take returns what the first one took (rare: reads the whole inbox). */
+  private async replay(streamId: string, commandId: string): Promise<Reply> {
+    const history = (await this.writer.store.readStream(streamId)) as Array<RecordedEvent & InboxEvent>;
+    const marker = history.find((e) => e.metadata.commandId === commandId);
+    const ids = marker?.type === 'mailbox.messages-read' ? new Set(marker.data.messageIds) : new Set<string>();
+    const messages = history.flatMap((e) => (e.type === 'mailbox.message-delivered' && ids.has(e.data.messageId) ? [toInboxMessage(e.data)] : []));
+    return reply(messages, marker?.type === 'mailbox.messages-read' ? marker.data.throughVersion : '0');
   }
 }
 
-function reply(messages: InboxMessage[], throughVersion: string): Reply {
+export function reply(messages: InboxMessage[], throughVersion: string): Reply {
   return { messages, rendered: renderTeammateMessages(messages), throughVersion };
 }
