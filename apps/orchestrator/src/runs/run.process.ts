@@ -13,6 +13,7 @@ import { RUN_SESSIONS, RUN_SETTINGS, RUN_WORKSPACE, type RunSessionsPort, type R
 import { promptFor, sessionKindOf, situationOf } from './run-prompts';
 import { RunRecorder } from './run-recorder';
 import { readSessionOutcome } from './session-outcomes';
+import { unresolvedAsConflict } from './merge-outcome';
 import { TeamBoard } from './team-board';
 import type { RunSessionState, RunState, SessionPurpose } from './run.state';
 
@@ -272,11 +273,14 @@ export class RunProcess implements OnApplicationBootstrap, BeforeApplicationShut
       await this.personas.release(runId, action.sessionId, grant.leaseId); // the run ended meanwhile
       return;
     }
-    await this.launch(run, session);
+    await this.launch(run, session, worktree);
   }
 
-  /** Claims the task on the persona's behalf and starts the session, unless its stream shows it started already. */
-  private async launch(run: RunRecorder, session: RunSessionState): Promise<void> {
+  /**
+   * Claims the task on the persona's behalf and starts the session, unless its stream shows it
+   * started already. `worktree`: the path just made ready for it (a resumed launch asks again).
+   */
+  private async launch(run: RunRecorder, session: RunSessionState, worktree?: string): Promise<void> {
     if ((await this.store.streamVersion(sessionStreamId(session.sessionId))) !== null) return;
     const state = run.state;
     if (session.taskKey) await this.board.claim(state, session.taskKey, session.persona, session.attempt);
@@ -290,7 +294,7 @@ export class RunProcess implements OnApplicationBootstrap, BeforeApplicationShut
       ...(session.taskKey && state.tasks[session.taskKey]?.teamTaskId ? { taskId: state.tasks[session.taskKey].teamTaskId } : {}),
       ...MODEL_FOR[session.purpose],
       prompt: promptFor(state, session.purpose, session.taskKey, session.round, session.escalationId, session.persona),
-      workspace: await this.workspace.worktreeFor(run.runId, session.persona),
+      workspace: worktree ?? (await this.workspace.worktreeFor(run.runId, session.persona)),
       situation: situationOf[session.purpose],
     });
   }
@@ -300,8 +304,8 @@ export class RunProcess implements OnApplicationBootstrap, BeforeApplicationShut
     await this.ensureWorkspace(state);
     const task = state.tasks[key];
     const subject = task?.task.subject ?? `QA tests (${key})`;
-    await this.workspace.commit(run.runId, persona, `${key}: ${subject}`);
-    const result = await this.workspace.mergeTask(run.runId, persona, { id: key, subject });
+    // mergeTask commits the persona's worktree first.
+    const result = await this.workspace.mergeTask(run.runId, persona, { id: key, subject }).catch(unresolvedAsConflict);
     await run.record({ type: 'record-merge', runId: run.runId, taskKey: key, result, now: now() });
     if (!task) return;
     const note = result.status === 'conflict' ? `Merge conflicted in ${result.files.join(', ')}; conflict task C-${key} brings it in` : (task.summary ?? '');

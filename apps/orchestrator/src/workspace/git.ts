@@ -88,6 +88,32 @@ export function parsePorcelain(output: string): StatusEntry[] {
   return entries;
 }
 
+export interface WorktreeStatus {
+  /** The checked-out branch; undefined on a detached HEAD. */
+  branch?: string;
+  entries: StatusEntry[];
+}
+
+/**
+ * `git status --porcelain=v1 -z --branch` in one call: the branch (from the `## ` header) and the
+ * entries. `untrackedAll` lists every untracked file rather than their directories.
+ */
+export async function gitStatus(cwd: string, options: { untrackedAll?: boolean } = {}): Promise<WorktreeStatus> {
+  const { stdout } = await git(cwd, ['status', '--porcelain=v1', '-z', '--branch', ...(options.untrackedAll ? ['--untracked-files=all'] : [])]);
+  const cut = stdout.indexOf('\0');
+  const header = cut < 0 ? stdout : stdout.slice(0, cut);
+  return { branch: branchOfHeader(header), entries: parsePorcelain(cut < 0 ? '' : stdout.slice(cut + 1)) };
+}
+
+/** The branch of a porcelain v1 `## ` header: `## b`, `## b...origin/b [ahead 1]`, `## No commits yet on b`, `## HEAD (no branch)`. */
+export function branchOfHeader(header: string): string | undefined {
+  if (!header.startsWith('## ')) return undefined;
+  const rest = header.slice(3);
+  if (rest.startsWith('HEAD (no branch)')) return undefined;
+  const name = rest.replace(/^(No commits yet on|Initial commit on) /, '');
+  return name.split('...')[0].split(' [')[0];
+}
+
 const UNMERGED = new Set(['DD', 'AU', 'UD', 'UA', 'DU', 'AA', 'UU']);
 
 /** Whether a porcelain status is one of git's unmerged (conflicted, not yet marked resolved) states. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasConflictMarkers, isUnmerged, parsePorcelain } from './git';
+import { branchOfHeader, hasConflictMarkers, isUnmerged, parsePorcelain } from './git';
 
 describe('git porcelain parsing', () => {
   it('reads modified, added and untracked paths, and the new path of a rename or copy', () => {
@@ -32,5 +32,18 @@ describe('git porcelain parsing', () => {
   it('finds the conflict markers git leaves in a file, but not a Markdown rule or quoted arrows', () => {
     expect(hasConflictMarkers('a\n<<<<<<< HEAD\nmine\n=======\ntheirs\n>>>>>>> headspace/r1/main\n')).toBe(true);
     expect(hasConflictMarkers('Title\n=======\n\n> quoted >>>>>>>\n<<<<<<<<<< ten\n')).toBe(false);
+  });
+});
+
+describe('git status branch header', () => {
+  it.each([
+    ['## headspace/r1/con', 'headspace/r1/con'],
+    ['## main...origin/main [ahead 2, behind 1]', 'main'],
+    ['## headspace/r1/main...origin/x', 'headspace/r1/main'],
+    ['## No commits yet on main', 'main'],
+    ['## HEAD (no branch)', undefined],
+    ['?? not a header', undefined],
+  ])('%s → %s', (header, branch) => {
+    expect(branchOfHeader(header)).toBe(branch);
   });
 });

@@ -1,7 +1,7 @@
 import { ErrorCodes, HeadspaceError } from '@headspace/contracts';
 import { mkdir, readFile, readdir, realpath, rmdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { GitError, type StatusEntry, git, gitPaths, gitSucceeds, hasConflictMarkers, isUnmerged, parsePorcelain } from './git';
+import { GitError, type StatusEntry, git, gitPaths, gitStatus, hasConflictMarkers, isUnmerged } from './git';
 import { checkPersona, checkRunId, integrationBranch, personaBranch } from './run-branches';
 import { configureIdentity, createCheckout, pathExists } from './run-checkout';
 
@@ -66,9 +66,11 @@ export class RunWorkspace {
       const path = this.worktreePath(persona);
       const branch = this.personaBranch(persona);
       await this.ensureWorktree(path, branch);
-      const wip = parsePorcelain((await git(path, ['status', '--porcelain=v1', '-z'])).stdout).length > 0;
-      if (wip || (await this.currentBranch(path)) !== branch) return path; // work in progress (a session cut off by a crash, say): kept as it is
-      if ((await this.unmergedCommits(branch)) === 0) await git(path, ['merge', '--quiet', '--ff-only', this.branch]);
+      const status = await gitStatus(path);
+      if (status.entries.length > 0 || status.branch !== branch) return path; // work in progress (a session cut off by a crash, say): kept as it is
+      // Fast-forward only: level with or ahead of the integration branch it is a no-op, diverged from it (unmerged work) git refuses and leaves it be.
+      const ff = await git(path, ['merge', '--quiet', '--ff-only', this.branch], { allowFailure: true });
+      if (ff.code !== 0 && !/Not possible to fast-forward/i.test(ff.stderr)) throw new GitError(['merge', '--ff-only', this.branch], ff.code, ff.stderr);
       return path;
     });
   }
@@ -87,9 +89,11 @@ export class RunWorkspace {
     return this.serial(async () => {
       const branch = this.personaBranch(persona);
       await this.commit(persona, `${task.id}: ${task.subject}`);
-      if (!(await gitSucceeds(this.dir, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]))) return { status: 'nothing-to-merge', files: [] };
+      // Fails only when the branch does not exist (the persona never worked): nothing to merge either.
+      const ahead = await git(this.dir, ['rev-list', '--count', `refs/heads/${this.branch}..refs/heads/${branch}`], { allowFailure: true });
+      if (ahead.code !== 0) return { status: 'nothing-to-merge', files: [] };
       await this.readyToMerge();
-      if ((await this.unmergedCommits(branch)) === 0) return { status: 'nothing-to-merge', files: [] };
+      if (Number(ahead.stdout.trim()) === 0) return { status: 'nothing-to-merge', files: [] };
       const files = await gitPaths(this.dir, ['diff', '--name-only', `${this.branch}...${branch}`]);
       const args = ['merge', '--no-ff', '--quiet', '-m', `Merge ${task.id} (${persona}): ${task.subject}`, branch];
       const merge = await git(this.dir, args, { allowFailure: true });
@@ -113,18 +117,19 @@ export class RunWorkspace {
 
   private async commit(persona: string, message: string): Promise<{ commit?: string; files: string[] }> {
     const path = this.worktreePath(persona);
-    if (!(await pathExists(join(path, '.git')))) return { files: [] };
+    const admin = await worktreeAdminDir(path);
+    if (!admin) return { files: [] };
     const branch = this.personaBranch(persona);
-    if ((await this.currentBranch(path)) !== branch) {
+    const { branch: current, entries } = await gitStatus(path, { untrackedAll: true });
+    if (current !== branch) {
       throw new HeadspaceError(ErrorCodes.workspaceWorktreeOffBranch, `The worktree of ${persona} is not on ${branch}; its work would not be merged`, { details: { persona, branch } });
     }
-    const entries = parsePorcelain((await git(path, ['status', '--porcelain=v1', '-z', '--untracked-files=all'])).stdout);
     const conflicted = await this.unresolved(path, entries);
     if (conflicted.length > 0) {
       throw new HeadspaceError(ErrorCodes.workspaceUnresolvedConflict, `${persona} has unresolved conflicts in ${conflicted.join(', ')}`, { details: { persona, files: conflicted } });
     }
     // A merge of the integration branch the persona resolved to their own tree still needs its commit.
-    const concludingMerge = await gitSucceeds(path, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD']);
+    const concludingMerge = await pathExists(join(admin, 'MERGE_HEAD'));
     if (entries.length === 0 && !concludingMerge) return { files: [] };
     await git(path, ['add', '--all']);
     await git(path, ['commit', '--quiet', '--author', `${persona} <${persona}@headspace.localhost>`, '-m', message]);
@@ -146,8 +151,9 @@ export class RunWorkspace {
   }
 
   private async ensureWorktree(path: string, branch: string): Promise<void> {
-    if (await this.halfMade(path)) await git(this.dir, ['worktree', 'remove', '--force', '--force', path]);
-    else if (await pathExists(join(path, '.git'))) return;
+    const admin = await worktreeAdminDir(path);
+    if (admin && !(await lockedInitializing(admin))) return;
+    if (admin || (await this.halfMade(path))) await git(this.dir, ['worktree', 'remove', '--force', '--force', path]);
     if (await pathExists(path)) {
       // Without a .git, nothing git wrote is in there: whatever is, is not ours to delete.
       if ((await readdir(path)).length > 0) throw new HeadspaceError(ErrorCodes.workspaceWorktreeBroken, `${path} exists but is not a worktree`, { details: { path } });
@@ -155,7 +161,7 @@ export class RunWorkspace {
     }
     await mkdir(join(this.root, 'worktrees'), { recursive: true });
     await git(this.dir, ['worktree', 'prune']);
-    const exists = await gitSucceeds(this.dir, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]);
+    const exists = (await git(this.dir, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { allowFailure: true })).code === 0;
     await git(this.dir, ['worktree', 'add', '--quiet', ...(exists ? [path, branch] : ['-b', branch, path, this.branch])]);
   }
 
@@ -167,20 +173,12 @@ export class RunWorkspace {
 
   /** Clears a merge a crash cut off; anything else out of place in the integration checkout is a person's doing and is left to them. */
   private async readyToMerge(): Promise<void> {
-    if (await gitSucceeds(this.dir, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'])) await git(this.dir, ['merge', '--abort']);
-    const current = await this.currentBranch(this.dir);
-    const dirty = parsePorcelain((await git(this.dir, ['status', '--porcelain=v1', '-z'])).stdout).map((e) => e.path);
+    if (await pathExists(join(this.dir, '.git', 'MERGE_HEAD'))) await git(this.dir, ['merge', '--abort']);
+    const { branch: current, entries } = await gitStatus(this.dir);
+    const dirty = entries.map((e) => e.path);
     if (current !== this.branch || dirty.length > 0) {
-      throw new HeadspaceError(ErrorCodes.workspaceIntegrationDirty, `The integration checkout ${this.dir} is not clean on ${this.branch}`, { details: { branch: current, files: dirty } });
+      throw new HeadspaceError(ErrorCodes.workspaceIntegrationDirty, `The integration checkout ${this.dir} is not clean on ${this.branch}`, { details: { branch: current ?? '', files: dirty } });
     }
-  }
-
-  private async unmergedCommits(branch: string): Promise<number> {
-    return Number((await git(this.dir, ['rev-list', '--count', `refs/heads/${this.branch}..refs/heads/${branch}`])).stdout.trim());
-  }
-
-  private async currentBranch(path: string): Promise<string> {
-    return (await git(path, ['branch', '--show-current'])).stdout.trim();
   }
 
   private worktreePath(persona: string): string {
@@ -192,4 +190,20 @@ export class RunWorkspace {
     this.queue = turn.catch(() => undefined);
     return turn;
   }
+}
+
+/**
+ * The worktree's own admin directory inside the checkout's `.git/worktrees/`, read from the
+ * `gitdir:` line of its `.git` file; undefined when `path` holds no worktree. Read from disk: these
+ * checks run on every session start and a git process each would cost more than the rest.
+ */
+async function worktreeAdminDir(path: string): Promise<string | undefined> {
+  const dotGit = await readFile(join(path, '.git'), 'utf8').catch(() => undefined);
+  const admin = dotGit?.match(/^gitdir: (.+)$/m)?.[1]?.trim();
+  return admin ? resolve(path, admin) : undefined;
+}
+
+/** git locks a worktree "initializing" while `worktree add` checks it out: still locked, the add was cut off. */
+async function lockedInitializing(admin: string): Promise<boolean> {
+  return (await readFile(join(admin, 'locked'), 'utf8').catch(() => '')).includes('initializing');
 }
