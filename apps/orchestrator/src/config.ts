@@ -15,6 +15,11 @@ export const configSchema = baseConfigSchema.extend({
   ANTHROPIC_BASE_URL: z.url({ error: 'must be an http(s) URL' }).optional(),
   /** Extra simulator scenario directories (PATH-style list), preferred over the shipped ones. */
   HS_SIMULATOR_SCENARIOS: z.string().optional(),
+  /** The simulator answers like a model would: `<first-token ms>,<output tokens/s>` (default: instant). */
+  HS_SIMULATOR_LATENCY: z
+    .string()
+    .regex(/^\s*(instant|\d{1,6}\s*,\s*\d{1,6}(\.\d+)?)?\s*$/, 'must be "instant" or "<first-token ms>,<output tokens/s>", e.g. "600,80"')
+    .optional(),
   /** Per-attempt timeout of a model call. */
   LLM_TIMEOUT_MS: ms(1_000, 3_600_000).default(600_000),
   /** Retries of 429/5xx/529 and connection errors, with backoff. */

@@ -8,6 +8,11 @@ const env = {
 };
 
 describe('orchestrator config', () => {
+  it('names HS_SIMULATOR_LATENCY when it is neither "instant" nor "<first-token ms>,<output tokens/s>"', () => {
+    expect(loadConfig(configSchema, { ...env, HS_SIMULATOR_LATENCY: '600,80' }, SERVICE).HS_SIMULATOR_LATENCY).toBe('600,80');
+    expect(() => loadConfig(configSchema, { ...env, HS_SIMULATOR_LATENCY: 'slow' }, SERVICE)).toThrow(/HS_SIMULATOR_LATENCY must be "instant" or/);
+  });
+
   it('defaults HTTP_PORT to 3002', () => {
     expect(loadConfig(configSchema, env, SERVICE).HTTP_PORT).toBe(3002);
   });

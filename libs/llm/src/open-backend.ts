@@ -1,5 +1,6 @@
 import { createLlmClient, type LlmClient } from './client/client';
 import { resolveLlmBackend, type LlmBackend } from './backend';
+import { parseSimulatedLatency } from './simulator/latency';
 import { extraScenarioDirsFromEnv, startSimulator } from './simulator/main';
 import type { RunningSimulator } from './simulator/server';
 
@@ -38,6 +39,7 @@ export async function openLlmBackend(options: OpenLlmBackendOptions): Promise<Op
       port: options.simulatorPort ?? 0,
       scenariosDir: options.scenariosDir,
       extraScenarioDirs: options.extraScenarioDirs ?? extraScenarioDirsFromEnv(env),
+      latency: parseSimulatedLatency(env.HS_SIMULATOR_LATENCY),
       log: options.log,
       announce: options.log !== undefined,
     });

@@ -30,4 +30,5 @@ export {
   type SimMessage,
 } from './engine';
 export { PromptCache, type CacheUsage } from './prompt-cache';
+export { parseSimulatedLatency, generationMs, type SimulatedLatency } from './latency';
 export { estimateTokens, canonicalJson } from './request';

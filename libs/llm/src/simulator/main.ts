@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
+import { parseSimulatedLatency, type SimulatedLatency } from './latency';
 import { listenSimulator, type RunningSimulator } from './server';
 import { loadScenarioDirs } from './scenario';
 
@@ -26,6 +27,8 @@ export interface StartSimulatorOptions {
    */
   extraScenarioDirs?: readonly string[];
   retryAfterMs?: number;
+  /** Answer as slowly as a model would (default: `HS_SIMULATOR_LATENCY`, else at once). */
+  latency?: SimulatedLatency;
   /** Print the banner line (default true). */
   announce?: boolean;
   log?: (line: string) => void;
@@ -39,16 +42,19 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   const scenariosDir = options.scenariosDir ?? defaultScenariosDir();
   const extra = options.extraScenarioDirs ?? extraScenarioDirsFromEnv();
   const scenarios = loadScenarioDirs([...extra.map((d) => resolve(d)), scenariosDir]);
+  const latency = 'latency' in options ? options.latency : parseSimulatedLatency(process.env.HS_SIMULATOR_LATENCY);
   const running = await listenSimulator({
     scenarios,
     port: options.port ?? 0,
     host: options.host,
     retryAfterMs: options.retryAfterMs,
+    latency,
   });
   if (options.announce !== false) {
     (options.log ?? ((line: string) => process.stdout.write(`${line}\n`)))(
       `Headspace LLM simulator (simulated responses) listening on ${running.url} ` +
-        `(${scenarios.length} scenarios from ${[...extra, scenariosDir].join(', ')})`,
+        `(${scenarios.length} scenarios from ${[...extra, scenariosDir].join(', ')})` +
+        (latency ? `, answering like a model: first token after ${latency.firstTokenMs} ms, ${latency.outputTokensPerSecond} output tokens/s` : ''),
     );
   }
   return running;

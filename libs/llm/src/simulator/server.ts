@@ -11,6 +11,7 @@ import {
   streamEvents,
   SIMULATED_LABEL,
 } from './engine';
+import { generationMs, type SimulatedLatency } from './latency';
 import { PromptCache } from './prompt-cache';
 import {
   cacheControlProblem,
@@ -30,6 +31,8 @@ export interface SimulatorOptions {
   now?: () => number;
   /** Max request body in bytes (default 32 MiB, like the API). */
   maxBodyBytes?: number;
+  /** Answer as slowly as a model would (default: at once). */
+  latency?: SimulatedLatency;
 }
 
 /** An error response (`status` + API error `type`), or with `delayMs` only: a slow answer. */
@@ -173,16 +176,26 @@ export class SimulatorHandler {
 
     const cacheUsage = this.cache.apply(request.model, segments);
     const message = buildMessage(request, picked, ctx, cacheUsage);
+    const latency = this.options.latency;
+    const wait = (ms: number) => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
     if (request.stream) {
+      if (latency) await wait(latency.firstTokenMs);
+      if (res.destroyed) return;
       res.writeHead(200, {
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache',
         connection: 'keep-alive',
       });
-      for (const e of streamEvents(message)) res.write(formatSse(e));
+      const [start, ...rest] = streamEvents(message);
+      res.write(formatSse(start));
+      if (latency) await wait(generationMs(latency, message.usage.output_tokens));
+      if (res.destroyed) return;
+      for (const e of rest) res.write(formatSse(e));
       res.end();
       return;
     }
+    if (latency) await wait(latency.firstTokenMs + generationMs(latency, message.usage.output_tokens));
+    if (res.destroyed) return;
     this.sendJson(res, 200, message);
   }
 

@@ -405,3 +405,28 @@ describe('the Headspace client against the simulator', () => {
     expect(await client.countTokens({ model: 'haiku', messages: [{ role: 'user', content: 'z'.repeat(400) }] })).toBe(100);
   });
 });
+
+describe('simulator answering like a model', () => {
+  it('takes the first-token time before answering and the output time before a stream ends', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hs-llm-slow-'));
+    writeFileSync(join(dir, 'default.yaml'), TEST_SCENARIOS['default.yaml']);
+    const slow = await startSimulator({ port: 0, scenariosDir: dir, announce: false, latency: { firstTokenMs: 120, outputTokensPerSecond: 50 } });
+    try {
+      const client = new Anthropic({ baseURL: slow.url, apiKey: 'test-key', maxRetries: 0 });
+      let started = performance.now();
+      const message = await client.messages.create({ model: 'claude-test-model', max_tokens: 500, messages: [{ role: 'user', content: 'Hello' }] });
+      const generation = ((message.usage.output_tokens - 1) / 50) * 1000;
+      expect(performance.now() - started).toBeGreaterThanOrEqual(120 + generation - 2);
+
+      started = performance.now();
+      const stream = client.messages.stream({ model: 'claude-test-model', max_tokens: 500, messages: [{ role: 'user', content: 'Hello' }] });
+      let firstEventAt = 0;
+      stream.on('streamEvent', () => (firstEventAt ||= performance.now() - started));
+      await stream.finalMessage();
+      expect(firstEventAt).toBeGreaterThanOrEqual(118);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(120 + generation - 2);
+    } finally {
+      await slow.close();
+    }
+  });
+});

@@ -24,6 +24,7 @@ export class LlmBackendProvider implements OnApplicationShutdown {
         ANTHROPIC_API_KEY: this.config.ANTHROPIC_API_KEY,
         ANTHROPIC_BASE_URL: this.config.ANTHROPIC_BASE_URL,
         HS_SIMULATOR_SCENARIOS: this.config.HS_SIMULATOR_SCENARIOS,
+        HS_SIMULATOR_LATENCY: this.config.HS_SIMULATOR_LATENCY,
       },
       timeoutMs: this.config.LLM_TIMEOUT_MS,
       maxRetries: this.config.LLM_MAX_RETRIES,
