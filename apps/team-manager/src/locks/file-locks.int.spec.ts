@@ -97,6 +97,56 @@ describe('file locks (seed 003 Requirement 6.4)', () => {
     expect(locks).toEqual([expect.objectContaining({ path: 'd.ts', holder: 'may' })]);
   });
 
+  it('a lock retried with the same command id appends nothing and answers as the first time', async () => {
+    const t = team();
+    const commandId = randomUUID();
+    const first = await tm.send(lockFile, { team: t, path: 'src/retry.ts', holder: 'con' }, { commandId });
+    const before = await lockEvents(t);
+    expect(await tm.send(lockFile, { team: t, path: 'src/retry.ts', holder: 'con' }, { commandId })).toEqual(first);
+    expect(await lockEvents(t)).toBe(before);
+    // A fresh command by the holder still refreshes (one more event), as before.
+    await tm.send(lockFile, { team: t, path: 'src/retry.ts', holder: 'con' });
+    expect(await lockEvents(t)).toBe(before + 1);
+  });
+
+  it('a lock retried after the path changed hands is answered from the log, not refused with LOCK.HELD', async () => {
+    const t = team();
+    const lockId = randomUUID();
+    const first = await tm.send(lockFile, { team: t, path: 'src/moved.ts', holder: 'con' }, { commandId: lockId });
+    await tm.send(unlockFile, { team: t, path: 'src/moved.ts', holder: 'con' });
+    await tm.send(lockFile, { team: t, path: 'src/moved.ts', holder: 'al' });
+    const before = await lockEvents(t);
+    expect(await tm.send(lockFile, { team: t, path: 'src/moved.ts', holder: 'con' }, { commandId: lockId })).toEqual(first);
+    expect(await lockEvents(t)).toBe(before);
+    // The replay changed nothing: al still holds it, and a new request by con is refused.
+    expect(await tm.sendError(lockFile, { team: t, path: 'src/moved.ts', holder: 'con' })).toMatchObject({ code: 'LOCK.HELD', details: { holder: 'al' } });
+  });
+
+  it('an unlock retried with the same command id still says released, even after someone else locked the path', async () => {
+    const t = team();
+    const unlockId = randomUUID();
+    await tm.send(lockFile, { team: t, path: 'src/u.ts', holder: 'con' });
+    expect(await tm.send(unlockFile, { team: t, path: 'src/u.ts', holder: 'con' }, { commandId: unlockId })).toEqual({ released: true });
+    const before = await lockEvents(t);
+    expect(await tm.send(unlockFile, { team: t, path: 'src/u.ts', holder: 'con' }, { commandId: unlockId })).toEqual({ released: true });
+    expect(await lockEvents(t)).toBe(before);
+    await tm.send(lockFile, { team: t, path: 'src/u.ts', holder: 'al' });
+    expect(await tm.send(unlockFile, { team: t, path: 'src/u.ts', holder: 'con' }, { commandId: unlockId })).toEqual({ released: true });
+    expect(await lockEvents(t)).toBe(before + 1);
+    expect(await tm.sendError(unlockFile, { team: t, path: 'src/u.ts', holder: 'con' })).toMatchObject({ code: 'LOCK.NOT_HOLDER', details: { holder: 'al' } });
+  });
+
+  it('a lock request racing its own retry records one acquisition and both get the same answer', async () => {
+    const t = team();
+    const commandId = randomUUID();
+    const [a, b] = await Promise.all([
+      tm.send(lockFile, { team: t, path: 'src/twin.ts', holder: 'con' }, { commandId }),
+      tm.send(lockFile, { team: t, path: 'src/twin.ts', holder: 'con' }, { commandId }),
+    ]);
+    expect(b).toEqual(a);
+    expect(await lockEvents(t)).toBe(1);
+  });
+
   it('concurrent lockers of one path: exactly one holds it, the rest get LOCK.HELD', async () => {
     const t = team();
     const holders = Array.from({ length: 12 }, (_, i) => `agent-${i}`);

@@ -18,7 +18,7 @@ import type { TaskCreatedEvent } from './task-list.decider';
  * heartbeats. The lease is lost when its expiry is recorded (`task.lease-expired`, appended by the
  * sweeper at the stream's exact version), so a heartbeat or completion that wins that race keeps it.
  * Every expiry is a failed attempt; when the attempts reach `maxAttempts` the task escalates instead
- * of going back to the queue.
+ * of going back to the queue. A claim by the current owner is not refused: it renews the lease.
  */
 export type TaskEvent =
   | TaskCreatedEvent
@@ -146,6 +146,24 @@ export const taskDecider: Decider<TaskCommand, TaskState, TaskEvent> = {
         const task = existing(state);
         refuseFinished(task);
         if (task.status === 'claimed') {
+          // The owner claiming again (a retry with a new command id, a restarted agent) keeps its
+          // task: the claim renews the lease like a heartbeat, at the stream's exact version, so it
+          // holds only if no expiry was recorded first. Anyone else is refused.
+          if (task.owner === command.owner) {
+            return [
+              {
+                type: 'task.heartbeat',
+                data: {
+                  team: task.team,
+                  taskId: task.taskId,
+                  owner: command.owner,
+                  ...(command.activeForm === undefined ? {} : { activeForm: command.activeForm }),
+                  leaseExpiresAt: plus(command.now, command.leaseMs),
+                  at: command.now,
+                },
+              },
+            ];
+          }
           throw new HeadspaceError(ErrorCodes.taskAlreadyClaimed, `Task "${task.taskId}" is already claimed`, {
             field: 'taskId',
             details: { taskId: task.taskId, owner: task.owner },

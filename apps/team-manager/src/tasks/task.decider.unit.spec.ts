@@ -76,6 +76,24 @@ describe('task decider', () => {
     DeciderSpec.for(taskDecider).given([]).when(claim('al')).thenThrows(code(ErrorCodes.taskNotFound));
   });
 
+  it('the owner claiming its own task again keeps it: the lease is renewed (a heartbeat), not refused', () => {
+    DeciderSpec.for(taskDecider)
+      .given([created, claimed('con', 1)])
+      .when({ ...claim('con'), now: later })
+      .then([{ type: 'task.heartbeat', data: { team: 'red', taskId: 't1', owner: 'con', leaseExpiresAt: '2026-01-01T10:06:00.000Z', at: later } }]);
+    DeciderSpec.for(taskDecider)
+      .given([created, claimed('con', 1)])
+      .when({ ...claim('con'), activeForm: 'Still on it', now: later })
+      .then([{ type: 'task.heartbeat', data: { team: 'red', taskId: 't1', owner: 'con', activeForm: 'Still on it', leaseExpiresAt: '2026-01-01T10:06:00.000Z', at: later } }]);
+    // Still the same attempt, still con's.
+    const state = [created, claimed('con', 1)].reduce(taskDecider.evolve, taskDecider.initialState());
+    const after = taskDecider.decide({ ...claim('con'), now: later }, state).reduce(taskDecider.evolve, state);
+    expect(after).toMatchObject({ status: 'claimed', owner: 'con', attempts: 1, leaseExpiresAt: '2026-01-01T10:06:00.000Z' });
+    // Anyone else is still refused; once the lease expiry is recorded, the old owner's claim is a new attempt.
+    DeciderSpec.for(taskDecider).given([created, claimed('con', 1)]).when(claim('al')).thenThrows(code(ErrorCodes.taskAlreadyClaimed));
+    DeciderSpec.for(taskDecider).given([created, claimed('con', 1), expired('con', 1)]).when(claim('con')).then([claimed('con', 2)]);
+  });
+
   it('only the owner heartbeats or completes; completion is final', () => {
     const complete = (owner: string) => ({ type: 'complete', owner, now: later }) as const;
     DeciderSpec.for(taskDecider).given([created, claimed('con', 1)]).when(complete('al')).thenThrows(code(ErrorCodes.taskNotOwner));

@@ -273,6 +273,42 @@ describe('Task leases (beyond the seed)', () => {
     expect(await eventCount(team)).toBe(3);
   });
 
+  it('the owner claiming its own task again keeps it and renews the lease; anyone else is still refused', async () => {
+    const team = await newTeam();
+    await h.send(createTask, { team, id: 'mine', subject: 'Mine' });
+    const first = await h.send(claimTask, { team, taskId: 'mine', owner: 'con', leaseMs: 60_000 });
+    const again = await h.send(claimTask, { team, taskId: 'mine', owner: 'con', leaseMs: 60_000, activeForm: 'Still on it' }, { commandId: 'reclaim-mine-1' });
+    expect(again).toMatchObject({ taskId: 'mine', owner: 'con', attempt: 1, streamVersion: '3' });
+    expect(Date.parse(again.leaseExpiresAt)).toBeGreaterThanOrEqual(Date.parse(first.leaseExpiresAt));
+    // The renewal is retried like any command: same answer, nothing more appended.
+    const before = await eventCount(team);
+    expect(await h.send(claimTask, { team, taskId: 'mine', owner: 'con', leaseMs: 60_000 }, { commandId: 'reclaim-mine-1' })).toEqual(again);
+    expect(await eventCount(team)).toBe(before);
+    const error = await h.sendError(claimTask, { team, taskId: 'mine', owner: 'al' });
+    expect(error).toMatchObject({ code: ErrorCodes.taskAlreadyClaimed, details: { owner: 'con' } });
+    const types = (await h.db.pool.query(`SELECT type FROM team_manager.events WHERE stream_id = $1 ORDER BY stream_version`, [`task-${team}.mine`])).rows.map((r) => r.type);
+    expect(types).toEqual(['task.created', 'task.claimed', 'task.heartbeat']);
+    const [task] = await board(team, {}, (t) => t[0]?.activeForm === 'Still on it');
+    expect(task).toMatchObject({ status: 'claimed', owner: 'con', attempts: 1 });
+  });
+
+  it('the owner claiming again amid a crowd of other claimers keeps the task; every other claimer is refused', async () => {
+    const team = await newTeam();
+    await h.send(createTask, { team, id: 'crowd', subject: 'Crowd' });
+    await h.send(claimTask, { team, taskId: 'crowd', owner: 'con' });
+    const others = (from: number) => Array.from({ length: 6 }, (_, i) => h.send(claimTask, { team, taskId: 'crowd', owner: `agent-${from + i}` }));
+    const [before, mine, after] = await Promise.all([
+      Promise.allSettled(others(0)),
+      h.send(claimTask, { team, taskId: 'crowd', owner: 'con' }),
+      Promise.allSettled(others(6)),
+    ]);
+    expect(mine).toMatchObject({ owner: 'con', attempt: 1 });
+    for (const r of [...before, ...after]) {
+      expect(r.status).toBe('rejected');
+      expect((r as PromiseRejectedResult).reason.code).toBe(ErrorCodes.taskAlreadyClaimed);
+    }
+  });
+
   it('an expired lease returns the task to the queue with an attempt counter; a heartbeat keeps it', async () => {
     const team = await newTeam();
     await h.send(createTasks, { team, tasks: [{ id: 'slow', subject: 'Slow' }, { id: 'alive', subject: 'Alive' }] });

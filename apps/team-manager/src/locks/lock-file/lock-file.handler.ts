@@ -6,7 +6,10 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { AppConfig } from '../../config';
 import { FileLockRepository } from '../file-lock.repository';
 
-/** `lock-file`: take, refresh or break-if-stale the lock on one workspace path. Naturally idempotent. */
+/**
+ * `lock-file`: take, refresh or break-if-stale the lock on one workspace path. A retried request
+ * (same command id) appends nothing and gets the first answer back, stale-lock break included.
+ */
 @Injectable()
 export class LockFileHandler implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private server?: RequestServer;

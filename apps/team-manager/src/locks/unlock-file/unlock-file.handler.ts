@@ -5,7 +5,11 @@ import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { FileLockRepository } from '../file-lock.repository';
 
-/** `unlock-file`: the holder gives a path back; unlocking a free path is a no-op. */
+/**
+ * `unlock-file`: the holder gives a path back; unlocking a free path is a no-op. A retried request
+ * (same command id) appends nothing and answers `released: true` again, even if the path has been
+ * locked by someone else since.
+ */
 @Injectable()
 export class UnlockFileHandler implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private server?: RequestServer;

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { ErrorCodes, HeadspaceError, claimTask, taskStreamId } from '@headspace/contracts';
-import { ConcurrencyError, EventStore, withRetry, type RecordedEvent } from '@headspace/event-store';
+import { ConcurrencyError, EventStore, foldEvents, withRetry, type RecordedEvent } from '@headspace/event-store';
 import { serveRequests, type RequestContext, type RequestServer } from '@headspace/messaging';
 import { NATS_CONNECTION } from '@headspace/platform';
 import { meter } from '@headspace/telemetry';
@@ -15,7 +15,10 @@ type ClaimResponse = z.input<typeof claimTask.response>;
 
 const claims = meter.createCounter('headspace.tasks.claims', { description: 'Task claims answered, by outcome (won or the refusal code)' });
 
-/** Refusals that do not depend on who claims (unlike TASK.BLOCKED's list, they are the same for all). */
+/**
+ * Refusals that do not depend on who claims (unlike TASK.BLOCKED's list, they are the same for all)
+ * — except TASK.ALREADY_CLAIMED for the owner itself, whose claim renews its lease instead.
+ */
 const SHARED_REFUSALS = new Set<string>([ErrorCodes.taskAlreadyClaimed, ErrorCodes.taskAlreadyCompleted, ErrorCodes.taskEscalated]);
 
 interface PendingClaim {
@@ -31,7 +34,8 @@ interface PendingClaim {
 /**
  * `claim-task`: the atomic claim. Decided against the task's own stream and appended at exactly the
  * version it was decided on, so of N simultaneous claimers across all replicas one compare-and-set
- * succeeds and the others get TASK.ALREADY_CLAIMED. Dependencies are checked on their own streams
+ * succeeds and the others get TASK.ALREADY_CLAIMED (the winner claiming again keeps the task: its
+ * claim renews the lease, see the task decider). Dependencies are checked on their own streams
  * (read-your-writes: a dependency completed a moment ago unblocks at once).
  *
  * Claims of one task arriving at one replica together are decided in turn against one read of the
@@ -93,7 +97,9 @@ export class ClaimTaskHandler implements OnApplicationBootstrap, BeforeApplicati
             const asOf = performance.now();
             task = { ...(await loadTask(this.store, claim.request.team, claim.request.taskId)), asOf };
           }
-          if (refusal && refusal.version === task.version && claim.request.expectedVersion === undefined && !this.isPrior(claim, task)) throw refusal.error;
+          if (refusal && refusal.version === task.version && claim.request.expectedVersion === undefined && !this.isPrior(claim, task) && !this.isOwner(claim, task)) {
+            throw refusal.error;
+          }
           try {
             return await this.decide(claim, task);
           } catch (error) {
@@ -122,12 +128,19 @@ export class ClaimTaskHandler implements OnApplicationBootstrap, BeforeApplicati
     return task.events.some((e) => e.metadata.commandId === claim.commandId);
   }
 
+  private isOwner(claim: PendingClaim, task: LoadedTask): boolean {
+    return task.state.exists && task.state.status === 'claimed' && task.state.owner === claim.request.owner;
+  }
+
   /** Decides one claim against `task` and appends; on success `task` becomes the state after it. */
   private async decide(claim: PendingClaim, task: LoadedTask & { asOf: number }): Promise<ClaimResponse> {
     const { request, ctx, commandId } = claim;
-    const prior = task.events.find((e) => e.type === 'task.claimed' && e.metadata.commandId === commandId);
-    if (prior && prior.type === 'task.claimed') {
-      return { taskId: request.taskId, owner: prior.data.owner, attempt: prior.data.attempt, leaseExpiresAt: prior.data.leaseExpiresAt, streamVersion: prior.streamVersion.toString() };
+    // A claim appends task.claimed, or task.heartbeat when its owner claims again (a lease renewal).
+    const prior = task.events.find((e) => (e.type === 'task.claimed' || e.type === 'task.heartbeat') && e.metadata.commandId === commandId);
+    if (prior && (prior.type === 'task.claimed' || prior.type === 'task.heartbeat')) {
+      const then = foldEvents(taskDecider, task.events.filter((e) => e.streamVersion <= prior.streamVersion));
+      const attempt = then.exists ? then.attempts : 0;
+      return { taskId: request.taskId, owner: prior.data.owner, attempt, leaseExpiresAt: prior.data.leaseExpiresAt, streamVersion: prior.streamVersion.toString() };
     }
     if (!task.state.exists) throw taskNotFound(request.team, request.taskId);
     // The caller's optimistic check comes first: the stream moved since it looked.
@@ -156,7 +169,7 @@ export class ClaimTaskHandler implements OnApplicationBootstrap, BeforeApplicati
     const appendIssuedAt = performance.now();
     const result = await this.store.append(task.streamId, events, { expected: task.version, commandId, metadata });
     const claimed = events[0];
-    if (claimed.type !== 'task.claimed') throw new Error('claim decided something else');
+    if (claimed.type !== 'task.claimed' && claimed.type !== 'task.heartbeat') throw new Error('claim decided something else');
     if (result.replayed) {
       // This command's own earlier attempt got in first: answer from the log, not from memory.
       throw new ConcurrencyError(task.streamId, task.version, result.nextExpectedVersion);
@@ -166,10 +179,11 @@ export class ClaimTaskHandler implements OnApplicationBootstrap, BeforeApplicati
     task.state = taskDecider.evolve(task.state, claimed);
     task.version = result.nextExpectedVersion;
     task.asOf = appendIssuedAt;
+    if (!task.state.exists) throw new Error('claim left no task');
     return {
       taskId: request.taskId,
       owner: claimed.data.owner,
-      attempt: claimed.data.attempt,
+      attempt: task.state.attempts,
       leaseExpiresAt: claimed.data.leaseExpiresAt,
       streamVersion: result.nextExpectedVersion.toString(),
     };

@@ -27,6 +27,8 @@ export class FakeTeamPort implements TeamToolsPort {
     this.calls.push({ method: 'claimTask', caller });
     const task = this.tasks.get(taskId);
     if (!task) throw new HeadspaceError('TASK.NOT_FOUND', `No task ${taskId}.`);
+    // As the team-manager: the holder claiming again keeps the task; anyone else is refused.
+    if (task.status === 'claimed' && task.assignee === caller.agentId) return task;
     if (task.status !== 'pending') throw new HeadspaceError('TASK.ALREADY_CLAIMED', `Task ${taskId} is held by ${task.assignee}.`);
     Object.assign(task, { status: 'claimed', assignee: caller.agentId });
     return task;
