@@ -5,7 +5,7 @@ import { createTestDatabase, waitFor, type TestDatabase } from '@headspace/testi
 import { EventStore } from '../event-store';
 import { migrate } from '../migrate';
 import type { RecordedEvent } from '../types';
-import { ProcessorRunner, type ProcessorOptions } from './processor-runner';
+import { idlePeekSql, ProcessorRunner, type ProcessorOptions } from './processor-runner';
 
 const schema = 'proc';
 let db: TestDatabase;
@@ -163,5 +163,31 @@ describe('ProcessorRunner', () => {
     const row = (await db.pool.query(`SELECT handled, total FROM ${schema}.tally WHERE stream_id = $1`, [id])).rows[0];
     expect(row).toEqual({ handled: 2, total: '10' });
     expect(await r.lag()).toBe(0);
+  });
+
+  it('the idle poll reads one index entry however long the log is, even as a generic prepared plan', async () => {
+    await db.pool.query(
+      `INSERT INTO ${schema}.events (event_id, stream_id, stream_version, category, type, data)
+       SELECT gen_random_uuid(), 'bulk-' || g, 1, 'bulk', 'bulk.happened', '{}'::jsonb FROM generate_series(1, 50000) AS g`,
+    );
+    await db.pool.query(`ANALYZE ${schema}.events`);
+    const client = await db.pool.connect();
+    try {
+      await client.query(`SET plan_cache_mode = force_generic_plan`);
+      await client.query(`PREPARE idle_peek (xid8, bigint) AS ${idlePeekSql(schema)}`);
+      const { rows: head } = await client.query<{ tx: string; pos: string }>(
+        `SELECT transaction_id::text AS tx, global_position::text AS pos FROM ${schema}.events ORDER BY transaction_id DESC, global_position DESC LIMIT 1`,
+      );
+      const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON, ANALYZE) EXECUTE idle_peek('${head[0].tx}', ${head[0].pos})`);
+      const plan = JSON.stringify(rows[0]['QUERY PLAN']);
+      expect(plan).not.toContain('Seq Scan');
+      expect(plan).toContain('events_log_order');
+      // At the head of the log nothing is due and nothing waits behind the fence.
+      const { rows: peek } = await client.query(`EXECUTE idle_peek('${head[0].tx}', ${head[0].pos})`);
+      expect(peek[0]).toMatchObject({ pending: null, fenced: null });
+      await client.query('DEALLOCATE idle_peek');
+    } finally {
+      client.release();
+    }
   });
 });

@@ -247,20 +247,19 @@ export class ProcessorRunner {
   private async nothingNew(): Promise<boolean> {
     if (!this.known || Date.now() - this.leaseRenewedAt > this.leaseMs / 3) return false;
     const generation = this.generation;
+    // The first event after the checkpoint in log order (one index probe, whatever the log's size):
+    // it is due when its transaction is below the fence. Events after it have larger transaction ids,
+    // so if it is not due, none is. (Two EXISTS tests instead, with the generic plan of a prepared
+    // statement, were sequential scans: a scan of the whole log on every idle poll.)
     const { rows } = await this.options.pool.query<{ fence: string; pending: boolean; fenced: boolean }>({
       name: `hs-processor-peek-${this.options.schema}`,
-      text: `SELECT f.fence::text AS fence,
-               EXISTS (SELECT 1 FROM ${this.q}.events
-                        WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint) AND transaction_id < f.fence) AS pending,
-               EXISTS (SELECT 1 FROM ${this.q}.events
-                        WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint) AND transaction_id >= f.fence) AS fenced
-               FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS fence) f`,
+      text: idlePeekSql(this.q),
       values: [this.known.transactionId, this.known.globalPosition.toString()],
     });
     // Committed events still behind the fence (an older transaction is open somewhere on the
     // server): look again soon rather than after the idle interval.
-    this.fencedBacklog = rows[0].fenced;
-    if (rows[0].pending || generation !== this.generation) return false;
+    this.fencedBacklog = rows[0].fenced === true;
+    if (rows[0].pending === true || generation !== this.generation) return false;
     this.lastFence = BigInt(rows[0].fence);
     return true;
   }
@@ -422,4 +421,18 @@ export class ProcessorRunner {
     if (this.options.onError) this.options.onError(error);
     else console.error(`[processor ${this.options.name}]`, error);
   }
+}
+
+/**
+ * The idle poll's one statement ($1, $2: the checkpoint): the fence, and whether the first event
+ * after the checkpoint is due (`pending`) or waits behind the fence (`fenced`); both null when the
+ * log holds nothing after it.
+ */
+export function idlePeekSql(q: string): string {
+  return `SELECT f.fence::text AS fence, n.tx < f.fence AS pending, n.tx >= f.fence AS fenced
+            FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS fence) f
+            LEFT JOIN LATERAL (
+              SELECT transaction_id AS tx FROM ${q}.events
+               WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint)
+               ORDER BY transaction_id, global_position LIMIT 1) n ON true`;
 }
