@@ -11,13 +11,16 @@ export async function waitForCheckpoint(pool: Pool, q: string, processor: string
   const horizon = rows[0].horizon;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    // Behind while the first event after the checkpoint (in log order, one index probe) was
+    // committed before the call: later events have larger transaction ids, so it alone decides.
     const { rows: behind } = await pool.query<{ behind: boolean }>(
-      `SELECT EXISTS (
-         SELECT 1 FROM ${q}.events e
-          WHERE e.transaction_id < $2::xid8
-            AND (e.transaction_id, e.global_position) >
-                (SELECT c.transaction_id, c.global_position FROM ${q}.checkpoints c WHERE c.processor = $1)
-       ) OR NOT EXISTS (SELECT 1 FROM ${q}.checkpoints WHERE processor = $1) AS behind`,
+      `SELECT c.processor IS NULL OR coalesce(n.tx < $2::xid8, false) AS behind
+         FROM (SELECT 1) one
+         LEFT JOIN ${q}.checkpoints c ON c.processor = $1
+         LEFT JOIN LATERAL (
+           SELECT e.transaction_id AS tx FROM ${q}.events e
+            WHERE (e.transaction_id, e.global_position) > (c.transaction_id, c.global_position)
+            ORDER BY e.transaction_id, e.global_position LIMIT 1) n ON true`,
       [processor, horizon],
     );
     if (!behind[0].behind) return;
