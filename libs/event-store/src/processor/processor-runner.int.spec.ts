@@ -145,6 +145,39 @@ describe('ProcessorRunner', () => {
     expect(seen).toEqual(eventIds);
   });
 
+  it('batches holding none of its event types are skipped without writing the checkpoint; a restart skips them again', async () => {
+    const name = `typed-${randomUUID()}`;
+    const stream = `typed-${randomUUID()}`;
+    const handled: string[] = [];
+    const make = () =>
+      runner({
+        name,
+        types: ['typed.wanted'],
+        leaseMs: 60_000,
+        handle: async (events) => {
+          for (const e of events) if (e.streamId === stream) handled.push(e.eventId);
+        },
+      });
+    const checkpoint = async () =>
+      (await db.pool.query<{ pos: string }>(`SELECT global_position::text AS pos FROM ${schema}.checkpoints WHERE processor = $1`, [name])).rows[0].pos;
+    const first = make();
+    first.start();
+    const wanted1 = await store.append(stream, [{ type: 'typed.wanted', data: { n: 1 } }], { expected: 'no-stream' });
+    await waitFor(() => handled.length === 1, { message: 'the first wanted event' });
+    await waitFor(async () => (await checkpoint()) === wanted1.lastPosition.toString(), { message: 'checkpoint at the first wanted event' });
+    await store.append(stream, Array.from({ length: 5 }, (_, n) => ({ type: 'typed.other', data: { n } })), { expected: 1n });
+    await first.waitUntilCaughtUp();
+    expect(await checkpoint()).toBe(wanted1.lastPosition.toString());
+    const wanted2 = await store.append(stream, [{ type: 'typed.wanted', data: { n: 2 } }], { expected: 6n });
+    await waitFor(() => handled.length === 2, { message: 'the second wanted event' });
+    await waitFor(async () => (await checkpoint()) === wanted2.lastPosition.toString(), { message: 'checkpoint at the second wanted event' });
+    await first.stop();
+    const second = make();
+    second.start();
+    await second.waitUntilCaughtUp();
+    expect(handled).toEqual([...wanted1.eventIds, ...wanted2.eventIds]);
+  });
+
   it('a handler failure rolls back its batch: the checkpoint does not move and the batch is retried', async () => {
     const name = `flaky-${randomUUID()}`;
     let failures = 1;

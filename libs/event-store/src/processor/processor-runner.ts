@@ -285,10 +285,12 @@ export class ProcessorRunner {
                  FROM cp LEFT JOIN LATERAL (
                    SELECT ${EVENT_COLUMNS} FROM ${this.q}.events ev
                     WHERE (ev.transaction_id, ev.global_position) > (cp.transaction_id, cp.global_position)
+                      AND (ev.transaction_id, ev.global_position) > ($4::xid8, $5::bigint)
                       AND ev.transaction_id < cp.fence
                     ORDER BY ev.transaction_id, ev.global_position
                     LIMIT $3) e ON true`,
-        values: [this.options.name, this.instanceId, this.batchSize],
+        // $4, $5: how far this instance has read, which may be past the stored checkpoint (batches it skipped).
+        values: [this.options.name, this.instanceId, this.batchSize, this.known?.transactionId ?? '0', (this.known?.globalPosition ?? 0n).toString()],
       });
       if (joined.length === 0) {
         this.holdsLease = false;
@@ -301,18 +303,31 @@ export class ProcessorRunner {
       const rows = from.event_id === null ? [] : joined;
       this.lastFence = BigInt(from.fence_tx);
       if (rows.length === 0) {
-        await this.renewLease(client);
+        const read = this.known ?? { transactionId: from.cp_tx, globalPosition: BigInt(from.cp_pos) };
+        // The lease renewal also stores how far skipped batches got.
+        await this.renewLease(client, read);
         await client.query('COMMIT');
         open = false;
-        this.known = { transactionId: from.cp_tx, globalPosition: BigInt(from.cp_pos) };
+        this.known = read;
         this.leaseRenewedAt = Date.now();
         this.updateLag(0);
         return 0;
       }
       const events = rows.map((row) => this.decode(toRecordedEvent(row)));
       const wanted = this.options.types ? events.filter((e) => this.options.types!.includes(e.type)) : events;
-      if (wanted.length > 0) await this.handleInSpan(wanted, client);
       const last = events[events.length - 1];
+      if (wanted.length === 0 && Date.now() - this.leaseRenewedAt < this.leaseMs / 3) {
+        // None of these is for this processor: move past them in memory and write nothing — a commit
+        // here would cost a WAL flush per batch of other processors' events. The stored checkpoint
+        // catches up with the next commit (at the latest the lease renewal); a restart or a takeover
+        // reads these again and skips them again.
+        await client.query('ROLLBACK');
+        open = false;
+        this.known = { transactionId: last.transactionId, globalPosition: last.globalPosition };
+        this.updateLag(rows.length === this.batchSize ? this.batchSize : 0);
+        return rows.length;
+      }
+      if (wanted.length > 0) await this.handleInSpan(wanted, client);
       await client.query(
         `UPDATE ${this.q}.checkpoints SET transaction_id = $2::xid8, global_position = $3,
            lease_expires_at = now() + make_interval(secs => $4::double precision / 1000), updated_at = now()
@@ -367,11 +382,16 @@ export class ProcessorRunner {
     return rowCount === 1;
   }
 
-  private async renewLease(client: PoolClient): Promise<void> {
+  /** Extends the lease, and moves the stored checkpoint up to `read` (never back). */
+  private async renewLease(client: PoolClient, read: { transactionId: string; globalPosition: bigint }): Promise<void> {
     await client.query(
-      `UPDATE ${this.q}.checkpoints SET lease_expires_at = now() + make_interval(secs => $3::double precision / 1000)
+      `UPDATE ${this.q}.checkpoints
+          SET lease_expires_at = now() + make_interval(secs => $3::double precision / 1000),
+              transaction_id = CASE WHEN ($4::xid8, $5::bigint) > (transaction_id, global_position) THEN $4::xid8 ELSE transaction_id END,
+              global_position = CASE WHEN ($4::xid8, $5::bigint) > (transaction_id, global_position) THEN $5::bigint ELSE global_position END,
+              updated_at = now()
         WHERE processor = $1 AND lease_owner = $2`,
-      [this.options.name, this.instanceId, this.leaseMs],
+      [this.options.name, this.instanceId, this.leaseMs, read.transactionId, read.globalPosition.toString()],
     );
   }
 
