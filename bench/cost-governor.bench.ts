@@ -5,7 +5,7 @@ import { request } from '@headspace/messaging';
 import { deleteNamespaceStreams } from '@headspace/testing';
 import { connect } from '@nats-io/transport-node';
 import { benchDatabase, percentile, printTable, type BenchRow } from './bench-kit';
-import { launchService, natsUrl, type ServiceProcess } from './service-process';
+import { benchNats, launchService, type ServiceProcess } from './service-process';
 
 const CALLERS = Number(process.env.BENCH_CG_CALLERS ?? 50);
 
@@ -25,8 +25,8 @@ export async function benchCostGovernor(options: { quick: boolean }): Promise<Be
   const pairs = options.quick ? 2_000 : 10_000;
   const db = await benchDatabase('costgov');
   const namespace = `bench-cg-${randomBytes(3).toString('hex')}`;
-  const nc = await connect({ servers: natsUrl() });
-  const echo = await connect({ servers: natsUrl() });
+  const nc = await benchNats();
+  const echo = await benchNats();
   setSubjectNamespace(namespace);
   let governor: ServiceProcess | undefined;
   try {

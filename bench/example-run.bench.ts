@@ -6,9 +6,8 @@ import { join, resolve } from 'node:path';
 import { getRun, setSubjectNamespace, startRun } from '@headspace/contracts';
 import { request } from '@headspace/messaging';
 import { deleteNamespaceStreams, waitFor } from '@headspace/testing';
-import { connect } from '@nats-io/transport-node';
 import { benchDatabase, type BenchRow } from './bench-kit';
-import { launchService, natsUrl, type ServiceProcess } from './service-process';
+import { benchNats, launchService, type ServiceProcess } from './service-process';
 
 /** `npm run bench` runs from the checkout (examples/ is there, not in dist/). */
 const REPO = resolve(process.env.HS_ROOT ?? process.cwd());
@@ -58,7 +57,7 @@ async function measureExampleRuns(runs: number, extraEnv: Record<string, string>
   const db = await benchDatabase('examplerun');
   const namespace = `bench-run-${randomBytes(3).toString('hex')}`;
   const workspaces = await mkdtemp(join(tmpdir(), 'hs-bench-run-'));
-  const nc = await connect({ servers: natsUrl() });
+  const nc = await benchNats();
   setSubjectNamespace(namespace);
   const services: ServiceProcess[] = [];
   try {

@@ -5,7 +5,7 @@ import { deleteNamespaceStreams, waitFor } from '@headspace/testing';
 import { connect } from '@nats-io/transport-node';
 import { Client } from 'pg';
 import { benchDatabase, percentile, type BenchRow } from './bench-kit';
-import { launchService, natsUrl, type ServiceProcess } from './service-process';
+import { benchNats, launchService, type ServiceProcess } from './service-process';
 
 const RATE = 100;
 const MEMBERS = 10;
@@ -21,7 +21,7 @@ export async function benchMailbox(options: { quick: boolean }): Promise<BenchRo
   const db = await benchDatabase('mailbox');
   const namespace = `bench-mb-${randomBytes(3).toString('hex')}`;
   const listener = new Client({ connectionString: db.url });
-  const nc = await connect({ servers: natsUrl() });
+  const nc = await benchNats();
   setSubjectNamespace(namespace);
   let tm: ServiceProcess | undefined;
   try {

@@ -2,9 +2,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, waitFor } from '@headspace/testing';
+import { connectNats } from '@headspace/platform';
 import { serviceCommand } from '../scripts/service-command';
 
 export const natsUrl = () => process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+
+/** A NATS connection set up as the services' own (their callers are services), for the bench's callers. */
+export const benchNats = (name = 'bench') => connectNats({ natsUrl: natsUrl(), name });
 
 export interface ServiceProcess {
   name: string;

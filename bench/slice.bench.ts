@@ -5,7 +5,7 @@ import { deleteNamespaceStreams, waitFor } from '@headspace/testing';
 import { connect } from '@nats-io/transport-node';
 import { Client } from 'pg';
 import { benchDatabase, percentile, type BenchRow } from './bench-kit';
-import { launchService, natsUrl, type ServiceProcess } from './service-process';
+import { benchNats, launchService, type ServiceProcess } from './service-process';
 
 const SERVICES = ['gateway', 'team-manager', 'orchestrator', 'cost-governor', 'ops-leon'];
 
@@ -20,7 +20,7 @@ export async function benchSlice(options: { rate: number; seconds: number }): Pr
   const namespace = `bench-${randomBytes(3).toString('hex')}`;
   const services: ServiceProcess[] = [];
   const listener = new Client({ connectionString: db.url });
-  const nc = await connect({ servers: natsUrl() });
+  const nc = await benchNats();
   setSubjectNamespace(namespace);
   try {
     const started = await Promise.allSettled(SERVICES.map((name) => launchService(name, { DATABASE_URL: db.url, HS_NAMESPACE: namespace })));

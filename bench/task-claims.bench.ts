@@ -2,9 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { claimTask, createTasks, createTeam, ErrorCodes, HeadspaceError, setSubjectNamespace } from '@headspace/contracts';
 import { encodeJson, HsHeaders, natsHeaders, readReply, request } from '@headspace/messaging';
 import { deleteNamespaceStreams } from '@headspace/testing';
-import { connect } from '@nats-io/transport-node';
 import { benchDatabase, newPool, type BenchRow } from './bench-kit';
-import { launchService, natsUrl, type ServiceProcess } from './service-process';
+import { benchNats, launchService, type ServiceProcess } from './service-process';
 
 const CLAIMERS = 50;
 /** Tasks raced at once (so CLAIMERS × WINDOW requests are in flight), the same for both sides. */
@@ -22,7 +21,7 @@ export async function benchTaskClaims(options: { quick: boolean }): Promise<Benc
   const tasks = options.quick ? 300 : 1_000;
   const db = await benchDatabase('taskclaims');
   const namespace = `bench-tc-${randomBytes(3).toString('hex')}`;
-  const nc = await connect({ servers: natsUrl() });
+  const nc = await benchNats();
   const pool = newPool(db.url, 10);
   setSubjectNamespace(namespace);
   let tm: ServiceProcess | undefined;

@@ -2,9 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { createTasks, createTeam, openInbox, sendMessage, setSubjectNamespace } from '@headspace/contracts';
 import { request } from '@headspace/messaging';
 import { deleteNamespaceStreams, waitFor } from '@headspace/testing';
-import { connect } from '@nats-io/transport-node';
 import { benchDatabase, type BenchRow } from './bench-kit';
-import { launchService, natsUrl } from './service-process';
+import { benchNats, launchService } from './service-process';
 
 const TEAMS = 10;
 const MEMBERS = 100;
@@ -19,7 +18,7 @@ export async function benchTeamManagerScale(options: { quick: boolean }): Promis
   const db = await benchDatabase('tmscale');
   const namespace = `bench-sc-${randomBytes(3).toString('hex')}`;
   setSubjectNamespace(namespace);
-  const nc = await connect({ servers: natsUrl() });
+  const nc = await benchNats();
   const tm = await launchService('team-manager', { DATABASE_URL: db.url, HS_NAMESPACE: namespace });
   try {
     const idle = tm.rssMb();
