@@ -52,10 +52,13 @@ export class DefaultSessionPortsFactory implements SessionPortsFactory {
     const [backend, member] = await Promise.all([this.llm.get(), this.manifestMember(started), mkdir(workspace, { recursive: true })]);
     const team = this.teamTools(started.team);
     const policy = sessionPolicy(started, member);
-    const hooks = await createHookEngine({
-      locations: { homeDir: this.config.HS_AGENT_HOME, ...(this.config.HS_MANAGED_SETTINGS ? { managedPath: this.config.HS_MANAGED_SETTINGS } : {}) },
-      builtins: this.config.HS_FORMAT_COMMAND ? { formatOnWrite: { command: this.config.HS_FORMAT_COMMAND } } : {},
-    });
+    const [hooks, system] = await Promise.all([
+      createHookEngine({
+        locations: { homeDir: this.config.HS_AGENT_HOME, ...(this.config.HS_MANAGED_SETTINGS ? { managedPath: this.config.HS_MANAGED_SETTINGS } : {}) },
+        builtins: this.config.HS_FORMAT_COMMAND ? { formatOnWrite: { command: this.config.HS_FORMAT_COMMAND } } : {},
+      }),
+      this.systemPrompt(started, member, policy.owns),
+    ]);
     const ports: SessionPorts = {
       model: new LlmModelPort(backend.client, abort.signal),
       tools: new WorkspaceToolPort({ workspace, agentId: started.persona, team: started.team, sessionId: started.sessionId, policy, hooks, teamTools: team, lockChecker: team, signal: abort.signal }),
@@ -67,7 +70,7 @@ export class DefaultSessionPortsFactory implements SessionPortsFactory {
       mail: this.mailbox(started),
       reflection: reflectionPort,
       handoff: handoffPort,
-      system: [{ type: 'text', text: await this.systemPrompt(started, member, policy.owns) }],
+      system: [{ type: 'text', text: system }],
       clock: () => new Date().toISOString(),
     };
     const limits: SessionLimits = { maxTurns: this.config.SESSION_MAX_TURNS, maxOutputTokens: this.config.SESSION_MAX_OUTPUT_TOKENS, handoffThreshold: this.config.SESSION_HANDOFF_THRESHOLD };
@@ -75,13 +78,17 @@ export class DefaultSessionPortsFactory implements SessionPortsFactory {
   }
 
   private async systemPrompt(s: Started, member: ManifestMember | undefined, owns: readonly string[] | undefined): Promise<string> {
-    const persona = await this.persona(s.persona);
+    const [persona, skillFile, learnings] = await Promise.all([
+      this.persona(s.persona),
+      this.skills.readText(s.persona).catch(() => undefined),
+      this.learnings.renderForPrompt(s.persona, s.prompt).catch(() => ''),
+    ]);
     const composed = composePrompt({
       identity: { name: persona?.name ?? displayName(s.persona), ...(persona?.description ? { description: persona.description } : {}) },
       role: member?.role ?? (persona ? `${persona.roleType} (${persona.mode} mode)` : undefined),
       ...(owns?.length ? { owns: [...owns] } : {}),
-      skillFile: await this.skills.readText(s.persona).catch(() => undefined),
-      learnings: (await this.learnings.renderForPrompt(s.persona, s.prompt).catch(() => '')) || undefined,
+      skillFile,
+      learnings: learnings || undefined,
       task: '',
     });
     // The simulator picks its script by these two lines; a real model reads them as plain context.
