@@ -8,6 +8,7 @@ import {
   shutdownTelemetry,
   startTelemetry,
 } from './telemetry-sdk';
+import { extractContext, injectContext, recordCarrier } from './propagation';
 import { currentTraceId, withSpan } from './tracing';
 
 // Created at import time, before the SDK exists, as module-level instruments are in the apps.
@@ -54,5 +55,21 @@ describe('telemetry sdk lifecycle', () => {
 
     startTelemetry({ serviceName: 'c', env: {} });
     expect(await withSpan('after.restart', {}, () => currentTraceId())).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  it('with nothing exporting, spans carry ids for logs and propagation but record nothing, unless a sampled caller asks', async () => {
+    startTelemetry({ serviceName: 'quiet', env: {} });
+    const headers: Record<string, string> = {};
+    const root = await withSpan('quiet.root', { attributes: { big: 'x'.repeat(100) } }, (span) => {
+      injectContext(recordCarrier(headers));
+      return { recording: span.isRecording(), traceId: span.spanContext().traceId, logged: currentTraceId() };
+    });
+    expect(root.recording).toBe(false);
+    expect(root.traceId).toMatch(/^(?!0{32})[0-9a-f]{32}$/);
+    expect(root.logged).toBe(root.traceId);
+    expect(headers.traceparent).toBe(`00-${root.traceId}-${headers.traceparent.split('-')[2]}-00`);
+    // A caller that samples (a service that exports) keeps its trace whole through this one.
+    const sampled = extractContext(recordCarrier({ traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' }));
+    expect(await withSpan('quiet.child', { parent: sampled }, (span) => span.isRecording())).toBe(true);
   });
 });

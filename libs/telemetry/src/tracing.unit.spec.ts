@@ -1,15 +1,17 @@
 import { SpanStatusCode, trace } from '@opentelemetry/api';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractContext, injectContext, recordCarrier } from './propagation';
 import { shutdownTelemetry, startTelemetry } from './telemetry-sdk';
 import { currentTraceId, traceLogFields, withSpan, type Span } from './tracing';
 
 const TRACE_ID = /^(?!0{32})[0-9a-f]{32}$/;
+const exported = new InMemorySpanExporter();
+const processor = new SimpleSpanProcessor({ exporter: exported });
 
 describe('tracing helpers', () => {
   beforeAll(() => {
-    startTelemetry({ serviceName: 'telemetry-spec', env: {} });
+    startTelemetry({ serviceName: 'telemetry-spec', env: {}, spanProcessors: [processor] });
   });
   afterAll(() => shutdownTelemetry());
 
@@ -65,5 +67,13 @@ describe('tracing helpers', () => {
   it('ends a successful span with status OK', async () => {
     const span = await withSpan('unit.ok', {}, (s) => s);
     expect((span as unknown as ReadableSpan).status.code).toBe(SpanStatusCode.OK);
+  });
+
+  it('with an exporter every span is recorded and exported', async () => {
+    await processor.forceFlush();
+    exported.reset();
+    expect(await withSpan('unit.exported', {}, (span) => span.isRecording())).toBe(true);
+    await processor.forceFlush();
+    expect(exported.getFinishedSpans().map((s) => s.name)).toEqual(['unit.exported']);
   });
 });
