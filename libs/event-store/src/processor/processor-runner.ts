@@ -273,22 +273,26 @@ export class ProcessorRunner {
       open = true;
       // One statement: the snapshot (and so the fence) is taken when it starts, before the row lock
       // gives this transaction an xid of its own; the lock proves the lease is still ours.
-      const { rows: joined } = await client.query<EventRow & { cp_tx: string; cp_pos: string; remaining_ms: number; fence_tx: string }>({
+      // The checkpoint's columns come on the first row only: repeated on every row of a 5,000-event
+      // replay batch, reading them back cost a sixth of the batch.
+      const { rows: joined } = await client.query<EventRow & { cp_tx: string | null; cp_pos: string | null; fence_tx: string | null }>({
         name: `hs-processor-batch-${this.options.schema}`,
         text: `WITH cp AS (
-                 SELECT transaction_id, global_position, pg_snapshot_xmin(pg_current_snapshot()) AS fence,
-                        extract(epoch FROM (lease_expires_at - now())) * 1000 AS remaining_ms
+                 SELECT transaction_id, global_position, pg_snapshot_xmin(pg_current_snapshot()) AS fence
                    FROM ${this.q}.checkpoints
                   WHERE processor = $1 AND lease_owner = $2 AND lease_expires_at > now()
                   FOR UPDATE)
-               SELECT cp.transaction_id::text AS cp_tx, cp.global_position AS cp_pos, cp.remaining_ms, cp.fence::text AS fence_tx, e.*
+               SELECT CASE WHEN e.n IS NULL OR e.n = 1 THEN cp.transaction_id::text END AS cp_tx,
+                      CASE WHEN e.n IS NULL OR e.n = 1 THEN cp.global_position END AS cp_pos,
+                      CASE WHEN e.n IS NULL OR e.n = 1 THEN cp.fence::text END AS fence_tx, e.*
                  FROM cp LEFT JOIN LATERAL (
-                   SELECT ${EVENT_COLUMNS} FROM ${this.q}.events ev
-                    WHERE (ev.transaction_id, ev.global_position) > (cp.transaction_id, cp.global_position)
-                      AND (ev.transaction_id, ev.global_position) > ($4::xid8, $5::bigint)
-                      AND ev.transaction_id < cp.fence
-                    ORDER BY ev.transaction_id, ev.global_position
-                    LIMIT $3) e ON true`,
+                   SELECT page.*, (row_number() OVER ())::int AS n FROM (
+                     SELECT ${EVENT_COLUMNS} FROM ${this.q}.events ev
+                      WHERE (ev.transaction_id, ev.global_position) > (cp.transaction_id, cp.global_position)
+                        AND (ev.transaction_id, ev.global_position) > ($4::xid8, $5::bigint)
+                        AND ev.transaction_id < cp.fence
+                      ORDER BY ev.transaction_id, ev.global_position
+                      LIMIT $3) page) e ON true`,
         // $4, $5: how far this instance has read, which may be past the stored checkpoint (batches it skipped).
         values: [this.options.name, this.instanceId, this.batchSize, this.known?.transactionId ?? '0', (this.known?.globalPosition ?? 0n).toString()],
       });
@@ -301,9 +305,9 @@ export class ProcessorRunner {
       }
       const from = joined[0];
       const rows = from.event_id === null ? [] : joined;
-      this.lastFence = BigInt(from.fence_tx);
+      this.lastFence = BigInt(from.fence_tx!);
       if (rows.length === 0) {
-        const read = this.known ?? { transactionId: from.cp_tx, globalPosition: BigInt(from.cp_pos) };
+        const read = this.known ?? { transactionId: from.cp_tx!, globalPosition: BigInt(from.cp_pos!) };
         // The lease renewal also stores how far skipped batches got.
         await this.renewLease(client, read);
         await client.query('COMMIT');
