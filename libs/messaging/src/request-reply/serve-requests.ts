@@ -6,6 +6,7 @@ import { ROOT_CONTEXT } from '@opentelemetry/api';
 import type { z } from 'zod';
 import { headersToRecord, headerValue, HsHeaders, optionalHeaderCarrier } from '../headers/hs-headers';
 import { decodeJson, encodeJson, toWireError, type ReplyEnvelope } from './reply-envelope';
+import { respondSoon } from './reply-batcher';
 import type { RequestContext } from './request-context';
 
 export type RequestHandler<D extends RequestDefinition> = (
@@ -93,7 +94,7 @@ export function serveRequests<D extends RequestDefinition>(
       options.onError?.(error, ctx);
       payload = encodeJson({ ok: false, error: toWireError(error, msg.subject) });
     }
-    msg.respond(payload);
+    await respondSoon(msg, payload);
   };
 
   const sub = nc.subscribe(definition.subject, {

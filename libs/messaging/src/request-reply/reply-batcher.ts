@@ -1,0 +1,32 @@
+import type { Msg } from '@nats-io/nats-core';
+
+/**
+ * Replies wait for the end of the event-loop turn and go out together: the NATS client writes its
+ * outbound buffer once per microtask checkpoint, so replies finished in different microtasks each
+ * cost a socket write of their own — under load a fifth of a busy service's CPU. Sent from one
+ * `setImmediate`, every reply finished in the same turn shares one write; alone, a reply waits only
+ * for the rest of the turn.
+ */
+const queue: Array<{ msg: Msg; payload: Uint8Array; sent: () => void }> = [];
+let scheduled = false;
+
+export function respondSoon(msg: Msg, payload: Uint8Array): Promise<void> {
+  return new Promise((sent) => {
+    queue.push({ msg, payload, sent });
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(flush);
+  });
+}
+
+function flush(): void {
+  scheduled = false;
+  for (const { msg, payload, sent } of queue.splice(0)) {
+    try {
+      msg.respond(payload);
+    } catch {
+      // The connection is closing: the caller's request times out, as it would have anyway.
+    }
+    sent();
+  }
+}
