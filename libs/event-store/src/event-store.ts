@@ -61,7 +61,7 @@ export class EventStore {
         if (!result.replayed) {
           appended.add(events.length, { category, schema: this.schema });
           // Committed unless it ran in the caller's transaction; then the processors' own polls find it.
-          if (!options.client) signalAppended(this.schema);
+          if (!options.client) signalAppended(this.schema, events.map((e) => e.type));
         }
         return result;
       } catch (error) {
@@ -119,7 +119,7 @@ export class EventStore {
           return appendResult(entry.streamId, byStream.get(entry.streamId)!.slice(from, from + entry.events.length), false);
         });
         for (const [category, count] of plan.categories) appended.add(count, { category, schema: this.schema });
-        if (!options.client) signalAppended(this.schema);
+        if (!options.client) signalAppended(this.schema, appends.flatMap((entry) => entry.events.map((e) => e.type)));
         return results;
       } catch (error) {
         span.recordException(error as Error);

@@ -5,7 +5,7 @@ import { createTestDatabase, waitFor, type TestDatabase } from '@headspace/testi
 import { EventStore } from '../event-store';
 import { migrate } from '../migrate';
 import type { RecordedEvent } from '../types';
-import { idlePeekSql, ProcessorRunner, type ProcessorOptions } from './processor-runner';
+import { idlePeekSql, ProcessorRunner, typedPeekSql, type ProcessorOptions } from './processor-runner';
 
 const schema = 'proc';
 let db: TestDatabase;
@@ -127,8 +127,9 @@ describe('ProcessorRunner', () => {
     expect(Number(total)).toBe(30);
   });
 
-  it('an append in this process wakes an idle processor at once, whatever its poll interval', async () => {
+  it('an append in this process wakes an idle processor at once, whatever its poll interval — a typed one when the append holds its type', async () => {
     const seen: string[] = [];
+    const typedSeen: string[] = [];
     const id = `wake-${randomUUID()}`;
     const r = runner({
       name: `wake-${randomUUID()}`,
@@ -137,12 +138,22 @@ describe('ProcessorRunner', () => {
         for (const e of events) if (e.streamId === id) seen.push(e.eventId);
       },
     });
+    const typed = runner({
+      name: `wake-typed-${randomUUID()}`,
+      pollIntervalMs: 60_000,
+      types: ['wake.wanted'],
+      handle: async (events) => {
+        for (const e of events) if (e.streamId === id) typedSeen.push(e.eventId);
+      },
+    });
     r.start();
-    await r.waitUntilCaughtUp();
-    const { eventIds } = await store.append(id, [{ type: 'x.y', data: { n: 1 } }], { expected: 'no-stream' });
+    typed.start();
+    await Promise.all([r.waitUntilCaughtUp(), typed.waitUntilCaughtUp()]);
+    const { eventIds } = await store.append(id, [{ type: 'wake.other', data: { n: 1 } }, { type: 'wake.wanted', data: { n: 2 } }], { expected: 'no-stream' });
     // Far below the 60 s idle interval: only the append signal can explain the pickup.
-    await waitFor(() => seen.length === 1, { timeoutMs: 5_000, message: 'woken by the append' });
+    await waitFor(() => seen.length === 2 && typedSeen.length === 1, { timeoutMs: 5_000, message: 'woken by the append' });
     expect(seen).toEqual(eventIds);
+    expect(typedSeen).toEqual([eventIds[1]]);
   });
 
   it('batches holding none of its event types are skipped without writing the checkpoint; a restart skips them again', async () => {
@@ -178,6 +189,42 @@ describe('ProcessorRunner', () => {
     expect(handled).toEqual([...wanted1.eventIds, ...wanted2.eventIds]);
   });
 
+  it('a run of other event types longer than a peek page costs a typed processor no transaction, and its next event is handled after it', async () => {
+    const stream = `skip-${randomUUID()}`;
+    const handled: number[] = [];
+    let transactions = 0;
+    // The real pool, counting the connections a batch transaction takes (idle looks use pool.query).
+    const pool = new Proxy(db.pool, {
+      get(target, key) {
+        if (key === 'connect') return (...args: []) => (transactions++, target.connect(...args));
+        const value = Reflect.get(target, key) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const r = runner({
+      name: `skip-${randomUUID()}`,
+      pool,
+      types: ['skip.wanted'],
+      leaseMs: 60_000,
+      handle: async (events) => {
+        for (const e of events) if (e.streamId === stream) handled.push((e.data as { n: number }).n);
+      },
+    });
+    r.start();
+    await store.append(stream, [{ type: 'skip.wanted', data: { n: 1 } }], { expected: 'no-stream' });
+    await waitFor(() => handled.length === 1, { message: 'the first wanted event' });
+    await r.waitUntilCaughtUp();
+    const before = transactions;
+    await store.append(stream, Array.from({ length: 250 }, (_, n) => ({ type: 'skip.other', data: { n } })), { expected: 1n });
+    await r.waitUntilCaughtUp();
+    expect(transactions).toBe(before);
+    const last = await store.append(stream, [{ type: 'skip.wanted', data: { n: 2 } }], { expected: 251n });
+    await waitFor(() => handled.length === 2, { message: 'the second wanted event' });
+    expect(handled).toEqual([1, 2]);
+    const { rows } = await db.pool.query<{ pos: string }>(`SELECT global_position::text AS pos FROM ${schema}.checkpoints WHERE processor = $1`, [r.name]);
+    expect(rows[0].pos).toBe(last.lastPosition.toString());
+  });
+
   it('a handler failure rolls back its batch: the checkpoint does not move and the batch is retried', async () => {
     const name = `flaky-${randomUUID()}`;
     let failures = 1;
@@ -198,7 +245,7 @@ describe('ProcessorRunner', () => {
     expect(await r.lag()).toBe(0);
   });
 
-  it('the idle poll reads one index entry however long the log is, even as a generic prepared plan', async () => {
+  it('the idle polls, plain and typed, read the log-order index however long the log is, even as generic prepared plans', async () => {
     await db.pool.query(
       `INSERT INTO ${schema}.events (event_id, stream_id, stream_version, category, type, data)
        SELECT gen_random_uuid(), 'bulk-' || g, 1, 'bulk', 'bulk.happened', '{}'::jsonb FROM generate_series(1, 50000) AS g`,
@@ -219,6 +266,14 @@ describe('ProcessorRunner', () => {
       const { rows: peek } = await client.query(`EXECUTE idle_peek('${head[0].tx}', ${head[0].pos})`);
       expect(peek[0]).toMatchObject({ pending: null, fenced: null });
       await client.query('DEALLOCATE idle_peek');
+      await client.query(`PREPARE typed_peek (xid8, bigint, text[], int) AS ${typedPeekSql(schema)}`);
+      const typed = `EXECUTE typed_peek('${head[0].tx}', ${head[0].pos}, ARRAY['bulk.other'], 100)`;
+      const { rows: typedPlan } = await client.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON, ANALYZE) ${typed}`);
+      expect(JSON.stringify(typedPlan[0]['QUERY PLAN'])).not.toContain('Seq Scan');
+      expect(JSON.stringify(typedPlan[0]['QUERY PLAN'])).toContain('events_log_order');
+      const { rows: typedPeek } = await client.query(typed);
+      expect(typedPeek[0]).toMatchObject({ pending: null, fenced: null, seen: 0, wanted: null });
+      await client.query('DEALLOCATE typed_peek');
     } finally {
       client.release();
     }

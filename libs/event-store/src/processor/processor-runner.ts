@@ -49,6 +49,10 @@ type State = 'idle' | 'running' | 'stopping' | 'stopped';
 
 /** The shortest pause between two looks at the log that append signals can cause. */
 const APPEND_WAKE_GAP_MS = 5;
+/** How many events the idle look of a processor with `types` reads (type and position only) to skip them unopened. */
+const PEEK_PAGE = 100;
+
+type Look = 'idle' | 'due' | 'skipped' | 'skipped-more';
 
 /**
  * Tails a service's event log in commit-safe order and feeds a handler, exactly once per event as
@@ -107,7 +111,10 @@ export class ProcessorRunner {
   start(): void {
     if (this.state === 'running') return;
     this.state = 'running';
-    this.unsubscribe = onAppended(this.options.schema, () => {
+    const wanted = this.options.types ? new Set(this.options.types) : undefined;
+    this.unsubscribe = onAppended(this.options.schema, (types) => {
+      // Other processors' events: this one's next idle look moves past them, no need to hurry.
+      if (wanted && !types.some((type) => wanted.has(type))) return;
       this.appendedSincePoll = true;
       this.wake?.();
     });
@@ -218,8 +225,10 @@ export class ProcessorRunner {
           }
         }
         this.appendedSincePoll = false;
-        if (await this.nothingNew()) {
+        const look = await this.lookAhead();
+        if (look !== 'due') {
           this.polls++;
+          if (look === 'skipped-more') continue;
           this.releaseWaiters(this.lastFence);
           await this.sleep(this.idleMs());
           continue;
@@ -242,26 +251,39 @@ export class ProcessorRunner {
   /**
    * The idle path: one read-only statement (no transaction id, no row lock, no WAL) asks whether
    * anything lies between the checkpoint this instance last wrote and the fence. The locked batch
-   * transaction runs only when it does, or when the lease is due for renewal.
+   * transaction runs only when it does, or when the lease is due for renewal. A processor with
+   * `types` also reads the type and position of the first PEEK_PAGE events below the fence: when
+   * none is of its types it moves past them in memory — the appends of every other processor's
+   * events then cost it this one statement, not a transaction of four.
    */
-  private async nothingNew(): Promise<boolean> {
-    if (!this.known || Date.now() - this.leaseRenewedAt > this.leaseMs / 3) return false;
+  private async lookAhead(): Promise<Look> {
+    if (!this.known || Date.now() - this.leaseRenewedAt > this.leaseMs / 3) return 'due';
     const generation = this.generation;
+    const types = this.options.types;
     // The first event after the checkpoint in log order (one index probe, whatever the log's size):
     // it is due when its transaction is below the fence. Events after it have larger transaction ids,
     // so if it is not due, none is. (Two EXISTS tests instead, with the generic plan of a prepared
     // statement, were sequential scans: a scan of the whole log on every idle poll.)
-    const { rows } = await this.options.pool.query<{ fence: string; pending: boolean; fenced: boolean }>({
-      name: `hs-processor-peek-${this.options.schema}`,
-      text: idlePeekSql(this.q),
-      values: [this.known.transactionId, this.known.globalPosition.toString()],
-    });
+    const { rows } = await this.options.pool.query<PeekRow>(
+      types
+        ? {
+            name: `hs-processor-typed-peek-${this.options.schema}`,
+            text: typedPeekSql(this.q),
+            values: [this.known.transactionId, this.known.globalPosition.toString(), types, PEEK_PAGE],
+          }
+        : { name: `hs-processor-peek-${this.options.schema}`, text: idlePeekSql(this.q), values: [this.known.transactionId, this.known.globalPosition.toString()] },
+    );
+    const peek = rows[0];
     // Committed events still behind the fence (an older transaction is open somewhere on the
     // server): look again soon rather than after the idle interval.
-    this.fencedBacklog = rows[0].fenced === true;
-    if (rows[0].pending === true || generation !== this.generation) return false;
-    this.lastFence = BigInt(rows[0].fence);
-    return true;
+    this.fencedBacklog = peek.fenced === true;
+    if (generation !== this.generation) return 'due';
+    this.lastFence = BigInt(peek.fence);
+    if (peek.pending !== true) return 'idle';
+    if (!types || peek.wanted !== false || peek.last_tx === null || peek.last_pos === null) return 'due';
+    this.known = { transactionId: peek.last_tx, globalPosition: BigInt(peek.last_pos) };
+    if (peek.seen < PEEK_PAGE) this.updateLag(0);
+    return peek.seen < PEEK_PAGE ? 'skipped' : 'skipped-more';
   }
 
   /** One transaction: fence, lock own checkpoint (lease check), read, handle, advance. */
@@ -445,6 +467,38 @@ export class ProcessorRunner {
     if (this.options.onError) this.options.onError(error);
     else console.error(`[processor ${this.options.name}]`, error);
   }
+}
+
+interface PeekRow {
+  fence: string;
+  pending: boolean | null;
+  fenced: boolean | null;
+  wanted?: boolean | null;
+  seen: number;
+  last_tx: string | null;
+  last_pos: string | null;
+}
+
+/**
+ * The idle look of a processor with types ($1, $2: how far it has read; $3: its types; $4: page
+ * size): the idle peek's fence and first event, plus, over the first $4 events below the fence,
+ * whether any is of its types and where the page ends (both index-ordered reads from the position).
+ */
+export function typedPeekSql(q: string): string {
+  return `SELECT f.fence::text AS fence, n.tx < f.fence AS pending, n.tx >= f.fence AS fenced,
+                 p.wanted, p.seen, p.last_tx, p.last_pos::text AS last_pos
+            FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS fence) f
+            LEFT JOIN LATERAL (
+              SELECT transaction_id AS tx FROM ${q}.events
+               WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint)
+               ORDER BY transaction_id, global_position LIMIT 1) n ON true
+            LEFT JOIN LATERAL (
+              SELECT bool_or(page.type = ANY($3::text[])) AS wanted, count(*)::int AS seen,
+                     (array_agg(page.transaction_id::text ORDER BY page.transaction_id DESC, page.global_position DESC))[1] AS last_tx,
+                     (array_agg(page.global_position ORDER BY page.transaction_id DESC, page.global_position DESC))[1] AS last_pos
+                FROM (SELECT type, transaction_id, global_position FROM ${q}.events
+                       WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint) AND transaction_id < f.fence
+                       ORDER BY transaction_id, global_position LIMIT $4) page) p ON true`;
 }
 
 /**
