@@ -36,21 +36,40 @@ export class SessionRecorder {
   }
 
   async record(command: SessionCommand, extra: Record<string, unknown> = {}): Promise<SessionEvent[]> {
+    return this.begin(command, extra).recorded;
+  }
+
+  /**
+   * Decides a step at once and starts its append: the caller gets the step's events before they are
+   * durable (to build the next request while the append runs) and must let `recorded` settle before
+   * recording anything else — the next append's expected version is the one this append leaves.
+   */
+  begin(command: SessionCommand, extra: Record<string, unknown> = {}): PendingStep {
     const started = this.state.started ?? (command.type === 'start-session' ? command : undefined);
     // Team and run ride along as metadata, so readers of a single event (the SSE stream) know whose it is.
     const metadata = { ...(started ? { team: started.team, ...(started.runId ? { runId: started.runId } : {}) } : {}), ...extra };
     const events = agentSessionDecider.decide(command, this.state);
-    if (events.length === 0) return events;
-    const result = await this.store.append(sessionStreamId(this.sessionId), events, {
-      expected: this.version === 0n ? 'no-stream' : this.version,
-      commandId: stepId(command),
-      metadata,
-    });
-    this.history = [...this.history, ...events];
-    this.current = events.reduce(agentSessionDecider.evolve, this.current);
-    this.version = result.nextExpectedVersion;
-    return events;
+    if (events.length === 0) return { events, recorded: Promise.resolve(events) };
+    const recorded = this.store
+      .append(sessionStreamId(this.sessionId), events, {
+        expected: this.version === 0n ? 'no-stream' : this.version,
+        commandId: stepId(command),
+        metadata,
+      })
+      .then((result) => {
+        this.history = [...this.history, ...events];
+        this.current = events.reduce(agentSessionDecider.evolve, this.current);
+        this.version = result.nextExpectedVersion;
+        return events;
+      });
+    return { events, recorded };
   }
+}
+
+/** A step decided and being appended. */
+export interface PendingStep {
+  events: SessionEvent[];
+  recorded: Promise<SessionEvent[]>;
 }
 
 function stepId(command: SessionCommand): string {

@@ -1,7 +1,7 @@
 import type { SessionUsage, sessionExitReasons } from '@headspace/contracts';
 import { ConcurrencyError } from '@headspace/event-store';
 import { withSpan } from '@headspace/telemetry';
-import type { SessionRecorder } from '../session-recorder';
+import type { PendingStep, SessionRecorder } from '../session-recorder';
 import { conversationOf, type ConversationBlock, type ConversationMessage } from '../session-conversation';
 import type { BudgetDecision, BudgetPort, HandoffPort, MailPort, ModelPort, ModelReply, ReflectionPort, ToolPort } from './session-ports';
 
@@ -64,6 +64,8 @@ export class AgentSessionRunner {
 
   /** The last turn's record-usage, in flight while its reply is recorded and its tools run. */
   private settling: Promise<void> = Promise.resolve();
+  /** The last tool result's append, in flight while the next call is budgeted. */
+  private toolRecording: Promise<unknown> = Promise.resolve();
 
   run(): Promise<SessionOutcome> {
     const started = this.recorder.state.started!;
@@ -77,8 +79,9 @@ export class AgentSessionRunner {
           exit = await this.loop();
           await this.settling;
         } catch (error) {
-          // Whatever stopped the loop, the last call's usage is still settled before the session ends.
-          await Promise.allSettled([this.settling]);
+          // Whatever stopped the loop, the last call's usage is still settled before the session ends,
+          // and no append of ours is in flight when the end is recorded.
+          await Promise.allSettled([this.settling, this.toolRecording]);
           if (error instanceof SessionInterrupted) throw error;
           // Another instance took the session over (its lease expired here): it carries on, not us.
           if (error instanceof ConcurrencyError) throw new SessionInterrupted();
@@ -97,12 +100,14 @@ export class AgentSessionRunner {
       if (this.signal?.aborted) throw new SessionInterrupted();
       const state = this.recorder.state;
       if (state.status === 'ended') return { exitReason: 'completed', summary: 'already ended' };
-      await this.answerPendingTools();
+      // The last tool result's append runs on while the next call is budgeted (see turn()).
+      const lastTool = await this.answerPendingTools();
       const last = this.recorder.events.at(-1);
       const lastReply = [...this.recorder.events].reverse().find((e) => e.type === 'session.model-called');
       if (last?.type === 'session.model-called' && last.data.stopReason !== 'tool_use') {
         // The model stopped talking: Stop hooks may send it back to work; otherwise reflect and end.
         const finalText = textOf(last.data.content);
+        await lastTool?.recorded;
         const keepGoing = await this.ports.tools.onStop(finalText);
         if (keepGoing) {
           this.extraUserText.push(keepGoing);
@@ -117,32 +122,51 @@ export class AgentSessionRunner {
         }
       } else if (lastReply?.type === 'session.model-called') {
         const used = contextTokens(lastReply.data.usage) / this.ports.model.contextWindow(lastReply.data.model);
-        if (used >= this.limits.handoffThreshold) return this.handOff(used * 100);
+        if (used >= this.limits.handoffThreshold) {
+          await lastTool?.recorded;
+          return this.handOff(used * 100);
+        }
       }
-      if (this.recorder.state.turns >= this.limits.maxTurns) return { exitReason: 'max_turns', summary: `Stopped after ${this.limits.maxTurns} turns` };
-      const outcome = await this.turn();
+      if (this.recorder.state.turns >= this.limits.maxTurns) {
+        await lastTool?.recorded;
+        return { exitReason: 'max_turns', summary: `Stopped after ${this.limits.maxTurns} turns` };
+      }
+      const outcome = await this.turn(undefined, lastTool);
       if (outcome) return outcome;
     }
   }
 
   /**
-   * One inference: ask the governor and peek at the mail together, call the model while the
-   * decision is recorded and the mail marked read, then settle usage and record the reply together.
+   * One inference: ask the governor and peek at the mail together (while the previous turn's last
+   * tool result is still being appended: its event is already decided, so the conversation has it),
+   * call the model while the decision is recorded and the mail marked read, then settle usage and
+   * record the reply together.
    */
-  private async turn(extraText?: string): Promise<Exit | undefined> {
+  private async turn(extraText?: string, lastTool?: PendingStep): Promise<Exit | undefined> {
     const turn = this.recorder.state.turns + 1;
     const sessionId = this.recorder.sessionId;
     return withSpan(`turn ${turn}`, { attributes: { 'headspace.session_id': sessionId, 'headspace.turn': turn } }, async () => {
       const model = this.recorder.state.model!;
       // Built once per turn: the budget decision recorded below is not part of the conversation.
-      const conversation = conversationOf([...this.recorder.events]);
+      const conversation = conversationOf([...this.recorder.events, ...(lastTool?.events ?? [])]);
       const estimatedInputTokens = Math.ceil(JSON.stringify(conversation).length / 4);
       // The previous turn's usage settled while its tools ran; the governor must count it before this call.
-      await this.settling;
-      const [budget, mail] = await Promise.all([
+      await this.settling.catch(async (error) => {
+        await lastTool?.recorded;
+        throw error;
+      });
+      const asked = Promise.all([
         this.ports.budget.maySpend({ model, estimatedInputTokens, maxOutputTokens: this.limits.maxOutputTokens, turn }),
         this.ports.mail.peek(),
       ]);
+      // Nothing else is recorded before the tool result is: the stream keeps the order of the steps.
+      const [answered, toolRecorded] = await Promise.allSettled([asked, lastTool?.recorded]);
+      if (toolRecorded.status === 'rejected') {
+        if (answered.status === 'fulfilled' && goesAhead(answered.value[0])) await this.releaseReservation(answered.value[0], turn, toolRecorded.reason).catch(() => undefined);
+        throw toolRecorded.reason;
+      }
+      if (answered.status === 'rejected') throw answered.reason;
+      const [budget, mail] = answered.value;
       const decided = this.recorder.record({
         type: 'record-budget-decision',
         sessionId,
@@ -219,21 +243,27 @@ export class AgentSessionRunner {
     await this.ports.budget.release({ reservationId: budget.reservationId, turn, reason: `model call failed: ${(error as Error).message}` });
   }
 
-  /** Runs the tool calls of the last reply that have no recorded result yet, in the order asked. */
-  private async answerPendingTools(): Promise<void> {
+  /**
+   * Runs the tool calls of the last reply that have no recorded result yet, in the order asked. A
+   * tool runs only once every earlier result is recorded; the last result's append is returned
+   * unawaited (with its decided event), for the caller to await before it records anything else.
+   */
+  private async answerPendingTools(): Promise<PendingStep | undefined> {
     const last = [...this.recorder.events].reverse().find((e) => e.type === 'session.model-called');
-    if (!last || last.type !== 'session.model-called') return;
+    if (!last || last.type !== 'session.model-called') return undefined;
+    let pending: PendingStep | undefined;
     for (const block of last.data.content) {
       if (block.type !== 'tool_use') continue;
-      if (this.signal?.aborted) throw new SessionInterrupted();
       const id = String(block.id);
+      await pending?.recorded;
+      if (this.signal?.aborted) throw new SessionInterrupted();
       if (!this.recorder.state.pendingToolUses[id]) continue;
       const name = String(block.name);
       const startedAt = performance.now();
       const outcome = await withSpan(`execute_tool ${name}`, { attributes: { 'gen_ai.tool.name': name, 'gen_ai.tool.call.id': id } }, () =>
         this.ports.tools.run({ id, name, input: block.input }),
       );
-      await this.recorder.record({
+      pending = this.recorder.begin({
         type: 'record-tool-call',
         sessionId: this.recorder.sessionId,
         turn: last.data.turn,
@@ -243,7 +273,10 @@ export class AgentSessionRunner {
         durationMs: performance.now() - startedAt,
         now: this.ports.clock(),
       });
+      this.toolRecording = pending.recorded;
+      pending.recorded.catch(() => undefined); // awaited by the caller; not unhandled meanwhile
     }
+    return pending;
   }
 
   private async handOff(usedPercent: number): Promise<Exit> {
