@@ -96,7 +96,7 @@ export async function benchAgentTurn(options: { quick: boolean }): Promise<Bench
       return { ids };
     };
     await oneByOne(2); // warm-up: JIT, pools, the simulator
-    const sequential = await oneByOne(options.quick ? 3 : 10);
+    const sequential = await oneByOne(options.quick ? 3 : 25); // 300 turns: a p99 that two stray pauses of the machine cannot make on their own
     const t0 = performance.now();
     const concurrent = await concurrently(10);
     const wall = performance.now() - t0;

@@ -35,6 +35,9 @@ export class UsageMonitorProcess implements OnApplicationBootstrap, BeforeApplic
       schema,
       name: 'process:usage-monitor',
       types: ['usage.recorded'],
+      // Alerts, not answers: a quarter second late is fine, and a busy governor batches its usage here.
+      pollIntervalMs: 250,
+      wakeOnAppend: false,
       decode: decodeWanted(store, ['usage.recorded']),
       handle: (events, tx) => this.watch(events as UsageEvent[], tx),
       onError: (error) => this.logger.warn(`usage monitor: ${(error as Error).message}`),

@@ -38,6 +38,12 @@ export interface ProcessorOptions {
    * process (appends in this process wake it at once, see append-signal.ts).
    */
   pollIntervalMs?: number;
+  /**
+   * Whether appends in this process end an idle sleep early (default true). A processor whose work
+   * is not urgent (a monitor raising alerts) turns it off and polls at its interval: under load it
+   * then handles many events per transaction, and stays off the event loop between the requests.
+   */
+  wakeOnAppend?: boolean;
   leaseMs?: number;
   instanceId?: string;
   /** Validation of events read from the log (e.g. EventStore.validated). */
@@ -112,12 +118,14 @@ export class ProcessorRunner {
     if (this.state === 'running') return;
     this.state = 'running';
     const wanted = this.options.types ? new Set(this.options.types) : undefined;
-    this.unsubscribe = onAppended(this.options.schema, (types) => {
-      // Other processors' events: this one's next idle look moves past them, no need to hurry.
-      if (wanted && !types.some((type) => wanted.has(type))) return;
-      this.appendedSincePoll = true;
-      this.wake?.();
-    });
+    if (this.options.wakeOnAppend !== false) {
+      this.unsubscribe = onAppended(this.options.schema, (types) => {
+        // Other processors' events: this one's next idle look moves past them, no need to hurry.
+        if (wanted && !types.some((type) => wanted.has(type))) return;
+        this.appendedSincePoll = true;
+        this.wake?.();
+      });
+    }
     lagByProcessor.set(this.options.name, { schema: this.options.schema, lag: 0 });
     this.loop = this.run();
   }
