@@ -96,6 +96,47 @@ describe('ProcessorRunner', () => {
     expect(rebuiltRows).toEqual(liveRows);
   });
 
+  it('a rebuild while the loop is mid-batch or renewing its lease still replays every event from position 0', async () => {
+    const name = `rb-race-${randomUUID()}`;
+    const stream = `rb-race-${randomUUID()}`;
+    await db.pool.query(`CREATE TABLE IF NOT EXISTS ${schema}.rb_race (processor text, event_id uuid, PRIMARY KEY (processor, event_id))`);
+    const count = async () => Number((await db.pool.query(`SELECT count(*) FROM ${schema}.rb_race WHERE processor = $1`, [name])).rows[0].count);
+    // A short lease and small batches keep the loop in its batch transaction most of the time.
+    const r = runner({
+      name,
+      types: ['race.wanted'],
+      batchSize: 5,
+      leaseMs: 60,
+      handle: async (events, tx) => {
+        for (const e of events) if (e.streamId === stream) await tx.query(`INSERT INTO ${schema}.rb_race VALUES ($1, $2)`, [name, e.eventId]);
+      },
+      reset: (tx) => tx.query(`DELETE FROM ${schema}.rb_race WHERE processor = $1`, [name]).then(() => undefined),
+    });
+    r.start();
+    await store.append(stream, Array.from({ length: 40 }, (_, n) => ({ type: n % 4 === 0 ? 'race.wanted' : 'race.other', data: { n } })), { expected: 'no-stream' });
+    await r.waitUntilCaughtUp();
+    expect(await count()).toBe(10);
+    // Events of its type on another stream keep the loop busy in batch transactions meanwhile.
+    let appending = true;
+    const noise = (async () => {
+      while (appending) {
+        await store.append(`${stream}-noise`, [{ type: 'race.wanted', data: { n: 0 } }], { expected: 'any' });
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    })();
+    try {
+      for (let round = 0; round < 30; round++) {
+        await new Promise((resolve) => setTimeout(resolve, round % 5));
+        await r.rebuild();
+        await r.waitUntilCaughtUp();
+        expect(await count()).toBe(10);
+      }
+    } finally {
+      appending = false;
+      await noise;
+    }
+  });
+
   it('two instances: only the lease holder processes; when it dies the other takes over after the lease, and no event is handled twice', async () => {
     const name = `lease-${randomUUID()}`;
     const id = `lease-${randomUUID()}`;

@@ -90,6 +90,12 @@ export class ProcessorRunner {
   private leaseRenewedAt = 0;
   /** Bumped by rebuild(): a peek that started before it must not report "caught up". */
   private generation = 0;
+  /**
+   * The loop's looks and batches and rebuild() take turns: a batch that started before a rebuild
+   * would carry the old read position past the reset checkpoint and store it again (its row lock
+   * waits for the rebuild, then sees the reset row), skipping every event before it.
+   */
+  private turn: Promise<unknown> = Promise.resolve();
   private polls = 0;
   private caughtUpWaiters: Array<{ horizon: bigint; resolve: () => void }> = [];
 
@@ -186,6 +192,11 @@ export class ProcessorRunner {
    */
   async rebuild(): Promise<void> {
     await this.ensureCheckpointRow();
+    await this.inTurn(() => this.resetCheckpoint());
+    this.wake?.();
+  }
+
+  private async resetCheckpoint(): Promise<void> {
     const client = await this.options.pool.connect();
     try {
       await client.query('BEGIN');
@@ -207,7 +218,12 @@ export class ProcessorRunner {
     } finally {
       client.release();
     }
-    this.wake?.();
+  }
+
+  private inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.turn.then(work);
+    this.turn = result.catch(() => undefined);
+    return result;
   }
 
   /** Events recorded after this processor's checkpoint. */
@@ -233,7 +249,7 @@ export class ProcessorRunner {
           }
         }
         this.appendedSincePoll = false;
-        const look = await this.lookAhead();
+        const look = await this.inTurn(() => this.lookAhead());
         if (look !== 'due') {
           this.polls++;
           if (look === 'skipped-more') continue;
@@ -241,7 +257,7 @@ export class ProcessorRunner {
           await this.sleep(this.idleMs());
           continue;
         }
-        const handled = await this.processBatch();
+        const handled = await this.inTurn(() => this.processBatch());
         this.polls++;
         failures = 0;
         if (handled < this.batchSize) {
