@@ -1,9 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createTeam, setSubjectNamespace } from '@headspace/contracts';
+import { createTeam, namespacedStreamName, setSubjectNamespace } from '@headspace/contracts';
 import { request } from '@headspace/messaging';
 import { deleteNamespaceStreams, waitFor } from '@headspace/testing';
-import { connect } from '@nats-io/transport-node';
-import { Client } from 'pg';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { Client, type Pool } from 'pg';
 import { benchDatabase, percentile, type BenchRow } from './bench-kit';
 import { benchNats, launchService, type ServiceProcess } from './service-process';
 
@@ -67,6 +68,7 @@ export async function benchSlice(options: { rate: number; seconds: number }): Pr
         .map((r) => Math.round(r.at - wallSent.get(r.name)!))
         .sort((a, b) => a - b);
       console.error(`request → append begins: p50 ${percentile(appendLag, 50)} p99 ${percentile(appendLag, 99)} max ${appendLag[appendLag.length - 1]}`);
+      await printStages(nc, db.pool, wallSent, projected);
     }
     const rows: BenchRow[] = [
       { name: `command → projection p50 (${options.rate}/s, ${total} commands)`, value: percentile(latencies, 50), unit: 'ms', note: `${latencies.length}/${total} projected, ${errors} errors` },
@@ -83,6 +85,33 @@ export async function benchSlice(options: { rate: number; seconds: number }): Pr
     await nc.close();
     await db.drop();
   }
+}
+
+/**
+ * Debug only: where the slow commands spent their time — request → append transaction began
+ * (recorded_at), → stored in JetStream (the stream's timestamp of the relayed message), → projected.
+ */
+async function printStages(nc: NatsConnection, pool: Pool, wallSent: Map<string, number>, projected: Map<string, number>): Promise<void> {
+  const toWall = Date.now() - performance.now();
+  const { rows } = await pool.query<{ event_id: string; stream_id: string; at: number }>(
+    `SELECT event_id, stream_id, (extract(epoch FROM recorded_at) * 1000)::float8 AS at FROM team_manager.events`,
+  );
+  const byEvent = new Map(rows.map((r) => [r.event_id, { name: r.stream_id.slice(5), at: r.at }]));
+  const jsm = await jetstreamManager(nc);
+  const stream = namespacedStreamName('HS_EVT_TEAM_MANAGER');
+  const { state } = await jsm.streams.info(stream);
+  const lines: string[] = [];
+  for (let seq = state.first_seq; seq <= state.last_seq; seq++) {
+    const msg = await jsm.streams.getMessage(stream, { seq }).catch(() => null);
+    const event = msg && byEvent.get(msg.header.get('Nats-Msg-Id'));
+    if (!msg || !event || !wallSent.has(event.name) || !projected.has(event.name)) continue;
+    const sent = wallSent.get(event.name)!;
+    const done = projected.get(event.name)! + toWall;
+    if (done - sent <= 50) continue;
+    const stored = msg.time.getTime();
+    lines.push(`${Math.round(sent % 100_000)}: append +${Math.round(event.at - sent)} stored +${Math.round(stored - event.at)} projected +${Math.round(done - stored)}`);
+  }
+  console.error(`slow commands (wall ms mod 100 s: request → append began, → in JetStream, → projected)\n  ${lines.join('\n  ')}`);
 }
 
 async function send(nc: Awaited<ReturnType<typeof connect>>, prefix: string, count: number, rate: number, onSend?: (name: string) => void): Promise<number> {
