@@ -32,7 +32,7 @@ export async function benchCostGovernor(options: { quick: boolean }): Promise<Be
   try {
     // Diagnosis only: shows how much of the latency is WAL flushes on this machine's disk.
     if (process.env.BENCH_CG_ASYNC_COMMIT === '1') await db.pool.query(`ALTER DATABASE ${db.name} SET synchronous_commit = off`);
-    governor = await launchService('cost-governor', { DATABASE_URL: db.url, HS_NAMESPACE: namespace });
+    governor = await launchService('cost-governor', { DATABASE_URL: db.url, HS_NAMESPACE: namespace }, process.env.HS_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.HS_BENCH_CPU_PROF}`] : []);
     const team = 'bench-team';
     await request(nc, setBudget, { scope: { kind: 'team', team }, limitUsd: '1000000', setBy: 'bench' });
     for (let i = 0; i < CALLERS; i++) await request(nc, setBudget, { scope: { kind: 'session', sessionId: `s${i}` }, limitUsd: '100000', setBy: 'bench' });
