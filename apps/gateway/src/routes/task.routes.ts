@@ -29,6 +29,8 @@ const taskQuery = pageQuerySchema.extend({
   blocked: z.stringbool().optional(),
   owner: taskOwnerSchema.optional(),
   file: z.string().min(1).max(500).optional(),
+  /** Comma-separated task ids (at most 100): just those tasks. */
+  ids: z.string().min(1).max(20_000).optional(),
 });
 
 const taskAction = (definition: Parameters<typeof commandRoute>[0], action: string, summary: string) =>
@@ -58,9 +60,15 @@ export const taskRoutes: ApiRoute[] = [
     operationId: 'listTasks',
     path: '/api/v1/teams/:team/tasks',
     tag,
-    summary: 'The task list, filtered by status, blocked, owner, file and metadata.<key>=<value>',
+    summary: 'The task list, filtered by status, blocked, owner, file, ids (comma-separated) and metadata.<key>=<value>',
     query: taskQuery,
-    build: ({ params, query, rawQuery }) => ({ ...query, metadata: metadataFilter(rawQuery), limit: 1_000, ...params }),
+    build: ({ params, query: { ids, ...query }, rawQuery }) => ({
+      ...query,
+      ...(typeof ids === 'string' ? { taskIds: ids.split(',') } : {}),
+      metadata: metadataFilter(rawQuery),
+      limit: 1_000,
+      ...params,
+    }),
     list: { field: 'tasks', key: (t: { createdAt: string; taskId: string }) => `${t.createdAt}|${t.taskId}` },
   }),
   taskAction(claimTask, 'claim', 'Claim a pending, unblocked task (optionally at an expected stream version)'),

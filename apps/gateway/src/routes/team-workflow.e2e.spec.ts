@@ -78,6 +78,11 @@ describe('a team works end to end through the REST API', () => {
     expect(claim.json()).toMatchObject({ taskId: 'build', owner: 'al', attempt: 1 });
     const mine = await waitFor(async () => (await get('/api/v1/teams/alpha/tasks?owner=al&status=claimed')).json().items[0]);
     expect(mine).toMatchObject({ taskId: 'build' });
+    const byIds = (await get('/api/v1/teams/alpha/tasks?ids=build,design')).json();
+    expect(byIds.items.map((t: { taskId: string }) => t.taskId).sort()).toEqual(['build', 'design']);
+    const noIds = await get('/api/v1/teams/alpha/tasks?ids=');
+    expect(noIds.statusCode).toBe(400);
+    expect(JSON.stringify(noIds.json())).toContain('ids');
   });
 
   it('exchanges messages between members', async () => {

@@ -261,6 +261,20 @@ describe('Feature 2: Task Management', () => {
     await h.send(claimTask, { team, taskId: 'db-1', owner: 'con' });
     expect((await board(team, { owner: 'con' }, (t) => t.length === 1)).map((t) => t.taskId)).toEqual(['db-1']);
   });
+
+  it('list-tasks by task ids returns just those tasks, with the other filters applied, even past the page limit', async () => {
+    const team = await newTeam();
+    const ids = Array.from({ length: 30 }, (_, i) => `bulk-${String(i).padStart(2, '0')}`);
+    await h.send(createTasks, { team, tasks: ids.map((id) => ({ id, subject: id })) });
+    await board(team, {}, (t) => t.length === 30);
+    expect((await h.send(listTasks, { team, taskIds: ['bulk-29', 'bulk-03'] })).tasks.map((t) => t.taskId)).toEqual(['bulk-03', 'bulk-29']);
+    // A page of 5 would not reach bulk-29 in board order; the id filter does.
+    expect((await h.send(listTasks, { team, taskIds: ['bulk-29'], limit: 5 })).tasks.map((t) => t.taskId)).toEqual(['bulk-29']);
+    await h.send(claimTask, { team, taskId: 'bulk-29', owner: 'may' });
+    await board(team, { owner: 'may' }, (t) => t.length === 1);
+    expect((await h.send(listTasks, { team, taskIds: ['bulk-29', 'bulk-03'], status: 'claimed' })).tasks.map((t) => t.taskId)).toEqual(['bulk-29']);
+    expect((await h.send(listTasks, { team, taskIds: ['nope'] })).tasks).toEqual([]);
+  });
 });
 
 describe('Task leases (beyond the seed)', () => {
@@ -456,6 +470,7 @@ describe('Bad input on every task command', () => {
     ['release-task: not claimed', releaseTask, (team) => ({ team, taskId: 'exists', owner: 'con', reason: 'r' }), ErrorCodes.taskNotClaimed, 'taskId'],
     ['release-task: oversized reason', releaseTask, (team) => ({ team, taskId: 'exists', owner: 'con', reason: 'r'.repeat(2_001) }), ErrorCodes.validationFailed, 'reason'],
     ['list-tasks: wrong type', listTasks, (team) => ({ team, blocked: 'yes' }), ErrorCodes.validationFailed, 'blocked'],
+    ['list-tasks: empty task ids', listTasks, (team) => ({ team, taskIds: [] }), ErrorCodes.validationFailed, 'taskIds'],
   ];
 
   it('every command refuses bad input with a typed error naming the field, and appends nothing', async () => {

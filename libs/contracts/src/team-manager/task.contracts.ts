@@ -288,6 +288,8 @@ export const listTasks = defineQuery({
     metadata: taskMetadataSchema.optional(),
     /** Tasks that own this file (exact entry of their `files`). */
     file: z.string().min(1).max(500).optional(),
+    /** Only these tasks (a lookup by id, however large the board). */
+    taskIds: z.array(taskIdSchema).min(1).max(100).optional(),
     limit: z.number().int().min(1).max(1_000).default(500),
   }),
   response: z.object({ tasks: z.array(taskViewSchema) }),

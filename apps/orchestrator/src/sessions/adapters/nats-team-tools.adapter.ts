@@ -118,9 +118,8 @@ export class NatsTeamTools implements TeamToolsPort, LockChecker {
 
   /** The board row, if the projection shows it yet (it trails commands by a few tens of ms). */
   private async boardRow(team: string, taskId: string, filter: { status: TaskStatus; owner: string }): Promise<TeamTaskView | undefined> {
-    const { tasks } = await request(this.nc, listTasks, { team, ...filter, limit: 1_000 });
-    const row = tasks.find((t) => t.taskId === taskId);
-    return row ? toTeamTaskView(row) : undefined;
+    const { tasks } = await request(this.nc, listTasks, { team, ...filter, taskIds: [taskId], limit: 1 });
+    return tasks[0] ? toTeamTaskView(tasks[0]) : undefined;
   }
 
   async listTasks(filter: { status?: string; assignee?: string }, caller: TeamCaller): Promise<TeamTaskView[]> {

@@ -7,7 +7,7 @@ import type { Pool } from 'pg';
 import type { z } from 'zod';
 import { TaskBoardProjection, type TaskBoardRow } from '../task-board.projection';
 
-/** `list-tasks`: the team's board with filters (status, blocked, owner, metadata containment). */
+/** `list-tasks`: the team's board with filters (status, blocked, owner, metadata containment, file, task ids). */
 @Injectable()
 export class ListTasksHandler implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private server?: RequestServer;
@@ -37,6 +37,7 @@ export class ListTasksHandler implements OnApplicationBootstrap, BeforeApplicati
     if (request.owner) add((p) => `owner = ${p}`, request.owner);
     if (request.metadata) add((p) => `metadata @> ${p}::jsonb`, JSON.stringify(request.metadata));
     if (request.file) add((p) => `files @> ARRAY[${p}]::text[]`, request.file);
+    if (request.taskIds) add((p) => `task_id = ANY (${p}::text[])`, request.taskIds);
     if (request.blocked === true) where.push(`status = 'pending' AND cardinality(blocked_by) > 0`);
     if (request.blocked === false) where.push(`cardinality(blocked_by) = 0`);
     values.push(request.limit);
