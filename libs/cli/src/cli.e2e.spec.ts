@@ -95,7 +95,11 @@ describe('headspace CLI against a running gateway', { timeout: 180_000 }, () => 
     const dependent = await cli(['task', 'add', '--team', 'apollo', 'Wire the login endpoint', '--id', 'login', '--depends-on', 'mig']);
     expect(dependent.code).toBe(0);
     expect(dependent.stdout).toContain('after mig');
-    const table = await cli(['task', 'list', '--team', 'apollo']);
+    // The list reads the task board, which trails the commands by a few milliseconds.
+    const table = await waitFor(async () => {
+      const listed = await cli(['task', 'list', '--team', 'apollo']);
+      return listed.stdout.includes('Wire the login endpoint') ? listed : undefined;
+    }, { message: 'both tasks on the board' });
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/│ *id *│ *subject *│ *status/);
     const loginRow = table.stdout.split('\n').find((l) => l.includes('Wire the login endpoint'));
@@ -132,8 +136,12 @@ describe('headspace CLI against a running gateway', { timeout: 180_000 }, () => 
 
     const requested = await api('/api/v1/teams/apollo/approvals', { kind: 'plan-approval', requester: 'gavin', summary: 'Plan for the auth work', timeoutMs: 600_000 });
     const { approvalId } = (await requested.json()) as { approvalId: string };
-    const pending = await cli(['approval', 'list', '-t', 'apollo']);
-    expect(pending.stdout).toContain('Plan for the auth work');
+    // The approvals queue is a projection too.
+    const pending = await waitFor(async () => {
+      const listed = await cli(['approval', 'list', '-t', 'apollo']);
+      return listed.stdout.includes('Plan for the auth work') ? listed : undefined;
+    }, { timeoutMs: 15_000, message: 'the approval in the list' });
+    expect(pending.code).toBe(0);
     const answered = await cli(['approval', 'answer', '-t', 'apollo', approvalId, 'approve', '--reason', 'fine']);
     expect(answered.stdout).toContain('approved');
     expect((await cli(['approval', 'answer', '-t', 'apollo', approvalId, 'maybe'])).code).toBe(1);
