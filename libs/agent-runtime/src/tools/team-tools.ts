@@ -25,7 +25,11 @@ export interface TeamTaskView {
 }
 
 export interface NewTeamTask {
+  /** A name for the task within its batch: other tasks of the batch may list it in `dependencies`. */
+  key?: string;
   title: string;
+  /** The persona pool (skill domain) the task is for, e.g. backend, frontend, qa. */
+  pool?: string;
   description?: string;
   dependencies?: string[];
   files?: string[];
@@ -77,13 +81,16 @@ export function createTeamTools(port: TeamToolsPort): AnyToolDefinition[] {
     }),
     defineTool({
       name: 'create_tasks',
-      description: 'Add tasks to the team task list (dependencies are ids of existing tasks).',
+      description:
+        'Add tasks to the team task list. A dependency is the id of an existing task or the key of another task in the same call; the ids come back in the order given.',
       alwaysAllowed: true,
       schema: z.strictObject({
         tasks: z
           .array(
             z.strictObject({
+              key: z.string().min(1).max(64).optional(),
               title: z.string().min(1).max(300),
+              pool: z.string().min(1).max(64).optional(),
               description: z.string().max(10_000).optional(),
               dependencies: z.array(z.string().min(1)).max(50).optional(),
               files: z.array(z.string().min(1)).max(100).optional(),
@@ -91,7 +98,15 @@ export function createTeamTools(port: TeamToolsPort): AnyToolDefinition[] {
             }),
           )
           .min(1)
-          .max(50),
+          .max(50)
+          .superRefine((tasks, ctx) => {
+            const seen = new Set<string>();
+            tasks.forEach((task, i) => {
+              if (task.key === undefined) return;
+              if (seen.has(task.key)) ctx.addIssue({ code: 'custom', path: [i, 'key'], message: `key "${task.key}" is used twice in this call` });
+              seen.add(task.key);
+            });
+          }),
       }),
       execute: (input, ctx) => delegate(() => port.createTasks(input.tasks, callerOf(ctx))),
     }),

@@ -67,4 +67,10 @@ describe('team tools over a TeamToolsPort', () => {
   it('validates team tool input', async () => {
     expect((await call('con', 'create_tasks', { tasks: [] })).result.code).toBe(ErrorCodes.toolInputInvalid);
   });
+
+  it('refuses a create_tasks call that uses one key twice, naming the key', async () => {
+    const r = await call('gavin', 'create_tasks', { tasks: [{ key: 'api', title: 'A' }, { key: 'api', title: 'B' }] });
+    expect(r.result.code).toBe(ErrorCodes.toolInputInvalid);
+    expect(r.result.content).toContain('tasks.1.key');
+  });
 });

@@ -217,9 +217,9 @@ describe('shipped scenarios played through the SDK', () => {
     });
     const call = turns[0].toolCalls[0];
     expect(call.name).toBe('create_tasks');
-    const tasks = call.input.tasks as Array<{ key: string; depends_on: string[]; pool: string }>;
+    const tasks = call.input.tasks as Array<{ key: string; dependencies?: string[]; pool: string }>;
     expect(tasks.map((t) => t.key)).toEqual(['progress-events', 'progress-sse', 'progress-page', 'progress-qa']);
-    expect(tasks[3].depends_on).toEqual(['progress-page']);
+    expect(tasks[3].dependencies).toEqual(['progress-page']);
     expect(turns).toHaveLength(2);
   });
 
@@ -231,6 +231,6 @@ describe('shipped scenarios played through the SDK', () => {
     });
     const calls = turns.flatMap((t) => t.toolCalls);
     expect(calls.map((c) => c.name)).toEqual(['Bash', 'send_message']);
-    expect(String(calls[1].input.message)).toContain('not ok 1 - login');
+    expect(String(calls[1].input.body)).toContain('not ok 1 - login');
   });
 });

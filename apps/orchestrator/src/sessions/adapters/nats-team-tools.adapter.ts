@@ -131,21 +131,31 @@ export class NatsTeamTools implements TeamToolsPort, LockChecker {
     return tasks.map(toTeamTaskView);
   }
 
+  /**
+   * When the batch names its tasks (`key`), every task gets an id derived from the call (so a retry
+   * lands on the same ids) and dependencies on a key become dependencies on that task's id; the
+   * team-manager creates the batch in one command, dependencies inside it included.
+   */
   async createTasks(tasks: NewTeamTask[], caller: TeamCaller): Promise<{ taskIds: string[] }> {
+    const command = this.commandId('create-tasks', caller);
+    const keyed = tasks.some((t) => t.key !== undefined);
+    const ids = tasks.map((_, i) => idFromCommand(command.commandId, `team-tools-task:${i}`));
+    const idOfKey = new Map(tasks.flatMap((t, i) => (t.key === undefined ? [] : [[t.key, ids[i]] as const])));
     const { taskIds } = await request(
       this.nc,
       createTasks,
       {
         team: this.teamOf(caller),
-        tasks: tasks.map((t) => ({
+        tasks: tasks.map((t, i) => ({
+          ...(keyed ? { id: ids[i] } : {}),
           subject: clip(t.title, SUBJECT_MAX),
           description: descriptionOf(t),
-          dependsOn: t.dependencies ?? [],
+          dependsOn: (t.dependencies ?? []).map((d) => idOfKey.get(d) ?? d),
           files: t.files ?? [],
-          metadata: { createdBy: caller.agentId },
+          metadata: { createdBy: caller.agentId, ...(t.pool ? { pool: t.pool } : {}) },
         })),
       },
-      this.commandId('create-tasks', caller),
+      command,
     );
     return { taskIds };
   }

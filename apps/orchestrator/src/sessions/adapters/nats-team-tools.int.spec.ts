@@ -77,6 +77,27 @@ describe('NatsTeamTools: tasks', () => {
     expect((await tools.listTasks({ status: 'blocked' }, as('con'))).map((t) => t.id)).toEqual([api]);
   });
 
+  it('a task may depend on another of the same call by its key; a retried call creates the same tasks once', async () => {
+    const { team, tools } = await newTeam();
+    const { taskIds: [existing] } = await tools.createTasks([{ title: 'Set up the repo' }], as('gavin'));
+    const caller = as('gavin');
+    const batch = [
+      { key: 'api', title: 'Build the API', dependencies: [existing], pool: 'backend' },
+      { key: 'ui', title: 'Build the UI', dependencies: ['api'] },
+      { title: 'Write the docs', dependencies: ['api', 'ui'] },
+    ];
+    const { taskIds } = await tools.createTasks(batch, caller);
+    expect(await tools.createTasks(batch, caller)).toEqual({ taskIds });
+    const [api, ui, docs] = taskIds;
+    const tasks = await board(team, (ids) => ids.length === 4);
+    expect(tasks.map((t) => t.taskId).sort()).toEqual([existing, ...taskIds].sort());
+    const listed = await tools.listTasks({}, as('con'));
+    expect(listed.find((t) => t.id === api)).toMatchObject({ title: 'Build the API', dependencies: [existing] });
+    expect(listed.find((t) => t.id === ui)).toMatchObject({ title: 'Build the UI', dependencies: [api], status: 'blocked' });
+    expect(listed.find((t) => t.id === docs)).toMatchObject({ title: 'Write the docs', dependencies: [api, ui], status: 'blocked' });
+    expect(tasks.find((t) => t.taskId === api)?.metadata).toEqual({ createdBy: 'gavin', pool: 'backend' });
+  });
+
   it('a claim makes the caller the assignee, and a second claimer gets TASK.ALREADY_CLAIMED', async () => {
     const { tools } = await newTeam();
     const { taskIds: [id] } = await tools.createTasks([{ title: 'Write the parser' }], as('gavin'));
