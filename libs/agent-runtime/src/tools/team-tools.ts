@@ -52,6 +52,18 @@ export interface TeamToolsPort {
   lockFile(path: string, caller: TeamCaller): Promise<{ path: string; holder: string; expiresAt?: string }>;
   unlockFile(path: string, caller: TeamCaller): Promise<{ path: string }>;
   requestApproval(request: { subject: string; details?: string }, caller: TeamCaller): Promise<{ approvalId: string; status: string }>;
+  /** An approval of the caller's team: pending, or the decision with its reason. Unknown (or another team's) → APPROVAL.NOT_FOUND. */
+  getApproval(approvalId: string, caller: TeamCaller): Promise<TeamApprovalView>;
+}
+
+export interface TeamApprovalView {
+  approvalId: string;
+  subject: string;
+  status: string;
+  decision?: string;
+  reason?: string;
+  decidedBy?: string;
+  expiresAt: string;
 }
 
 const messageTypes = ['task_assignment', 'finding', 'question', 'status_update', 'message'] as const;
@@ -172,6 +184,14 @@ export function createTeamTools(port: TeamToolsPort): AnyToolDefinition[] {
       schema: z.strictObject({ subject: z.string().min(1).max(500), details: z.string().max(20_000).optional() }),
       execute: (input, ctx) => delegate(() => port.requestApproval(input, callerOf(ctx))),
     }),
+    defineTool({
+      name: 'check_approval',
+      description: 'Look up an approval you requested: still pending, or approved / denied with the reason.',
+      alwaysAllowed: true,
+      readOnly: true,
+      schema: z.strictObject({ approval_id: z.string().min(1).max(100) }),
+      execute: (input, ctx) => delegate(() => port.getApproval(input.approval_id, callerOf(ctx))),
+    }),
   ];
 }
 
@@ -185,5 +205,6 @@ export const TEAM_TOOL_NAMES = [
   'lock_file',
   'unlock_file',
   'request_approval',
+  'check_approval',
 ] as const;
 

@@ -20,7 +20,7 @@ describe('team tools over a TeamToolsPort', () => {
   let n = 0;
   const call = (agentId: string, name: string, input: unknown) => registry.dispatch({ id: `toolu_${++n}`, name, input }, as(agentId));
 
-  it('defines the nine team tools, usable whatever the manifest allowlist says', () => {
+  it('defines the ten team tools, usable whatever the manifest allowlist says', () => {
     expect(registry.apiTools().map((t) => t.name)).toEqual([...TEAM_TOOL_NAMES]);
   });
 
@@ -62,6 +62,14 @@ describe('team tools over a TeamToolsPort', () => {
   it('requests approval', async () => {
     const r = await call('con', 'request_approval', { subject: 'Deploy to staging' });
     expect(JSON.parse(r.result.content)).toEqual({ approvalId: 'appr-1', status: 'pending' });
+  });
+
+  it('checks an approval: pending until answered, then the decision; an unknown id is refused with its code', async () => {
+    await call('con', 'request_approval', { subject: 'Deploy to staging' });
+    expect(JSON.parse((await call('con', 'check_approval', { approval_id: 'appr-1' })).result.content)).toMatchObject({ status: 'pending' });
+    team.approvals[0].decision = 'approve';
+    expect(JSON.parse((await call('con', 'check_approval', { approval_id: 'appr-1' })).result.content)).toMatchObject({ status: 'approved', decision: 'approve' });
+    expect((await call('con', 'check_approval', { approval_id: 'appr-9' })).result.code).toBe(ErrorCodes.approvalNotFound);
   });
 
   it('validates team tool input', async () => {

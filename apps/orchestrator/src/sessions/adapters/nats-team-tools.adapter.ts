@@ -1,9 +1,12 @@
-import type { LockChecker, NewTeamTask, TeamCaller, TeamTaskView, TeamToolsPort } from '@headspace/agent-runtime';
+import type { LockChecker, NewTeamTask, TeamApprovalView, TeamCaller, TeamTaskView, TeamToolsPort } from '@headspace/agent-runtime';
 import {
   APPROVAL_PAYLOAD_MAX_BYTES,
   claimTask,
   completeTask,
   createTasks,
+  ErrorCodes,
+  getApproval,
+  HeadspaceError,
   listTasks,
   lockFile,
   messageTopicSchema,
@@ -219,6 +222,21 @@ export class NatsTeamTools implements TeamToolsPort, LockChecker {
     const { released } = await request(this.nc, unlockFile, { team, path, holder: caller.agentId }, this.commandId('unlock-file', caller));
     this.locks.noteReleased(team, path, caller.agentId);
     return { path, released };
+  }
+
+  async getApproval(approvalId: string, caller: TeamCaller): Promise<TeamApprovalView> {
+    const a = await request(this.nc, getApproval, { approvalId });
+    // Agents see their own team's queue only.
+    if (a.team !== this.teamOf(caller)) throw new HeadspaceError(ErrorCodes.approvalNotFound, `No approval ${approvalId} in team ${this.teamOf(caller)}`);
+    return {
+      approvalId: a.approvalId,
+      subject: a.summary,
+      status: a.status,
+      ...(a.decision ? { decision: a.decision } : {}),
+      ...(a.reason ? { reason: a.reason } : {}),
+      ...(a.decidedBy ? { decidedBy: a.decidedBy } : {}),
+      expiresAt: a.expiresAt,
+    };
   }
 
   async requestApproval(req: { subject: string; details?: string }, caller: TeamCaller): Promise<{ approvalId: string; status: string; expiresAt: string }> {

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTeamTools, ToolRegistry, workspaceTools, type TeamCaller } from '@headspace/agent-runtime';
-import { createTeam, getApproval, HeadspaceError, listApprovals, listFileLocks, listMessages, listTasks, openInbox } from '@headspace/contracts';
+import { answerApproval, createTeam, getApproval, HeadspaceError, listApprovals, listFileLocks, listMessages, listTasks, openInbox } from '@headspace/contracts';
 import { waitFor } from '@headspace/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The harness boots the real team-manager the adapter talks to; apps never import each other outside tests.
@@ -227,6 +227,23 @@ describe('NatsTeamTools: approvals', () => {
       defaultAnswer: 'deny',
       payload: { details: 'It has no readers since v2', sessionId: 'session-42' },
     });
+  });
+
+  it('check_approval shows pending, then the human’s decision and reason; another team cannot see it', async () => {
+    const { tools } = await newTeam();
+    const { approvalId } = await tools.requestApproval({ subject: 'Rotate the API keys' }, as('con'));
+    const pending = await waitFor(() => tools.getApproval(approvalId, as('con')).catch(() => undefined), { message: 'approval projected' });
+    expect(pending).toMatchObject({ approvalId, subject: 'Rotate the API keys', status: 'pending' });
+    await tm.send(answerApproval, { approvalId, decision: 'approve', reason: 'Do it after 18:00', answeredBy: 'operator' });
+    const decided = await waitFor(async () => {
+      const view = await tools.getApproval(approvalId, as('con'));
+      return view.status === 'pending' ? undefined : view;
+    }, { message: 'decision projected' });
+    expect(decided).toMatchObject({ status: 'approved', decision: 'approve', reason: 'Do it after 18:00', decidedBy: 'operator' });
+    const other = await newTeam();
+    const refused = await other.tools.getApproval(approvalId, as('mark')).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(HeadspaceError);
+    expect((refused as HeadspaceError).code).toBe('APPROVAL.NOT_FOUND');
   });
 });
 

@@ -1,4 +1,4 @@
-import { HeadspaceError } from '@headspace/contracts';
+import { ErrorCodes, HeadspaceError } from '@headspace/contracts';
 import type { NewTeamTask, TeamCaller, TeamTaskView, TeamToolsPort } from '../team-tools';
 
 /** An in-memory TeamToolsPort for tests: tasks, messages, locks and approvals in maps. */
@@ -6,7 +6,8 @@ export class FakeTeamPort implements TeamToolsPort {
   readonly tasks = new Map<string, TeamTaskView>();
   readonly messages: Array<{ from: string; to: string; body: string; type?: string }> = [];
   readonly locks = new Map<string, string>();
-  readonly approvals: Array<{ subject: string; by: string }> = [];
+  /** `decision` is set by a test playing the human who answers. */
+  readonly approvals: Array<{ subject: string; by: string; decision?: 'approve' | 'deny' }> = [];
   readonly calls: Array<{ method: string; caller: TeamCaller }> = [];
   constructor(private readonly members: string[] = ['con', 'al', 'may']) {}
 
@@ -72,6 +73,12 @@ export class FakeTeamPort implements TeamToolsPort {
     this.calls.push({ method: 'requestApproval', caller });
     this.approvals.push({ subject: request.subject, by: caller.agentId });
     return { approvalId: `appr-${this.approvals.length}`, status: 'pending' };
+  }
+  async getApproval(approvalId: string, caller: TeamCaller) {
+    this.calls.push({ method: 'getApproval', caller });
+    const approval = this.approvals[Number(approvalId.replace('appr-', '')) - 1];
+    if (!approval) throw new HeadspaceError(ErrorCodes.approvalNotFound, `No approval ${approvalId}`);
+    return { approvalId, subject: approval.subject, status: approval.decision ? (approval.decision === 'approve' ? 'approved' : 'denied') : 'pending', ...(approval.decision ? { decision: approval.decision } : {}), expiresAt: '2099-01-01T00:00:00.000Z' };
   }
   /** A LockChecker over the same lock table. */
   async holdsLock(path: string, agentId: string): Promise<boolean> {
