@@ -8,10 +8,7 @@ cd /app
 app="${1:-$APP}"
 [ $# -gt 0 ] && shift
 case "$app" in
-  cost-governor)
-    # The same V8 flags as scripts/service-command.ts: the governor's young generation is larger.
-    exec node --enable-source-maps --max-semi-space-size=16 --max-old-space-size=192 "dist/apps/$app/src/main.js" "$@" ;;
-  gateway | team-manager | orchestrator | ops-leon)
+  gateway | team-manager | orchestrator | cost-governor | ops-leon)
     exec node --enable-source-maps --max-semi-space-size=4 --max-old-space-size=192 "dist/apps/$app/src/main.js" "$@" ;;
   migrate)
     exec node --enable-source-maps dist/scripts/migrate.js "$@" ;;
