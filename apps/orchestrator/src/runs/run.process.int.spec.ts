@@ -293,6 +293,12 @@ describe('run process', () => {
       expect(t1[1].prompt).toContain('The second half');
       expect(done.tasks.T1).toMatchObject({ status: 'merged', attempts: 1 });
       expect((await eventsOf(runId)).filter((e) => e.type === 'run.escalated')).toEqual([]);
+      // On the team board the continuing session renewed the claim's lease: one claim, then a heartbeat by the same owner.
+      const { rows } = await tm.db.pool.query<{ type: string; owner: string }>(
+        `SELECT type, data ->> 'owner' AS owner FROM team_manager.events WHERE data ->> 'taskId' = $1 AND type IN ('task.claimed', 'task.heartbeat') ORDER BY global_position`,
+        [done.tasks.T1.teamTaskId],
+      );
+      expect(rows).toEqual([{ type: 'task.claimed', owner: t1[0].persona }, { type: 'task.heartbeat', owner: t1[0].persona }]);
     } finally {
       await p.beforeApplicationShutdown();
     }

@@ -283,7 +283,7 @@ export class RunProcess implements OnApplicationBootstrap, BeforeApplicationShut
   private async launch(run: RunRecorder, session: RunSessionState, worktree?: string): Promise<void> {
     if ((await this.store.streamVersion(sessionStreamId(session.sessionId))) !== null) return;
     const state = run.state;
-    if (session.taskKey) await this.board.claim(state, session.taskKey, session.persona, session.attempt);
+    if (session.taskKey) await this.board.claim(state, session.taskKey, session.persona, session.attempt, session.sessionId);
     await this.ensureWorkspace(state);
     await this.sessions.start({
       sessionId: session.sessionId,

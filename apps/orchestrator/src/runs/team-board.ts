@@ -65,8 +65,13 @@ export class TeamBoard {
     return keys.map((key) => ({ key, taskId: ids.get(key)! }));
   }
 
-  /** Claims the task for the persona; a retry first gives back the previous attempt's claim. */
-  async claim(state: RunState, key: string, persona: string, attempt: number): Promise<void> {
+  /**
+   * Claims the task for the persona; a retry first gives back the previous attempt's claim. Each
+   * session claims with its own command id: a session continuing after a handoff (same persona, same
+   * attempt) is the owner claiming again, which renews the lease, so a task worked across many
+   * handoffs never outlives TASK_LEASE_MS on the board. A relaunch of the same session replays.
+   */
+  async claim(state: RunState, key: string, persona: string, attempt: number, sessionId: string): Promise<void> {
     const s = state.started!;
     const t = state.tasks[key];
     if (!t?.teamTaskId) return;
@@ -81,7 +86,7 @@ export class TeamBoard {
         this.nc,
         claimTask,
         { team: s.team, taskId: t.teamTaskId!, owner: persona, activeForm: `Working on ${t.task.subject}`.slice(0, 200), leaseMs: TASK_LEASE_MS },
-        { commandId: `run:${s.runId}:claim:${key}:a${attempt}` },
+        { commandId: `run:${s.runId}:claim:${key}:a${attempt}:${sessionId}` },
       ),
     );
   }
