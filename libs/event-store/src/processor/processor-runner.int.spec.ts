@@ -137,6 +137,69 @@ describe('ProcessorRunner', () => {
     }
   });
 
+  it('a handler run outside a transaction holds back no other processor: events appended meanwhile reach them', async () => {
+    const stream = `outside-${randomUUID()}`;
+    let releaseSlow!: () => void;
+    const slowBlocked = new Promise<void>((resolve) => (releaseSlow = resolve));
+    const fastSeen: number[] = [];
+    let entered!: () => void;
+    const inHandler = new Promise<void>((resolve) => (entered = resolve));
+    // (In a batch transaction this handler would hold back the fast processor's fence until released.)
+    const slow = runner({
+      name: `slow-${randomUUID()}`,
+      handleOutsideTransaction: true,
+      handle: async (events) => {
+        if (!events.some((e) => e.streamId === stream && (e.data as { n: number }).n === 1)) return;
+        entered();
+        await slowBlocked;
+      },
+    });
+    const fast = runner({
+      name: `fast-${randomUUID()}`,
+      handle: async (events) => {
+        for (const e of events) if (e.streamId === stream) fastSeen.push((e.data as { n: number }).n);
+      },
+    });
+    fast.start();
+    slow.start();
+    await store.append(stream, [{ type: 'x.y', data: { n: 1 } }], { expected: 'no-stream' });
+    await inHandler;
+    // The slow handler is mid-batch; an event appended now must still reach the other processor.
+    await store.append(stream, [{ type: 'x.y', data: { n: 2 } }], { expected: 1n });
+    await waitFor(() => (fastSeen.includes(2) ? true : undefined), { timeoutMs: 5_000, message: 'the other processor sees the later event' });
+    releaseSlow();
+    await slow.waitUntilCaughtUp();
+    const { rows } = await db.pool.query<{ pos: string }>(`SELECT global_position::text AS pos FROM ${schema}.checkpoints WHERE processor = $1`, [slow.name]);
+    expect(BigInt(rows[0].pos)).toBeGreaterThan(0n);
+  });
+
+  it('a handler run outside a transaction that loses its lease meanwhile does not move the checkpoint: the batch is left to the new holder', async () => {
+    const stream = `outside-lost-${randomUUID()}`;
+    let releaseSlow!: () => void;
+    const slowBlocked = new Promise<void>((resolve) => (releaseSlow = resolve));
+    let entered!: () => void;
+    const inHandler = new Promise<void>((resolve) => (entered = resolve));
+    const r = runner({
+      name: `outside-lost-${randomUUID()}`,
+      handleOutsideTransaction: true,
+      handle: async (events) => {
+        if (!events.some((e) => e.streamId === stream)) return;
+        entered();
+        await slowBlocked;
+      },
+    });
+    r.start();
+    await r.waitUntilCaughtUp();
+    const { rows: before } = await db.pool.query<{ pos: string }>(`SELECT global_position::text AS pos FROM ${schema}.checkpoints WHERE processor = $1`, [r.name]);
+    await store.append(stream, [{ type: 'x.y', data: { n: 1 } }], { expected: 'no-stream' });
+    await inHandler;
+    await db.pool.query(`UPDATE ${schema}.checkpoints SET lease_owner = 'another-instance', lease_expires_at = now() + interval '1 hour' WHERE processor = $1`, [r.name]);
+    releaseSlow();
+    await waitFor(() => (r.isLeaseHolder ? undefined : true), { timeoutMs: 5_000, message: 'the runner notices the lease is gone' });
+    const { rows: after } = await db.pool.query<{ pos: string; owner: string }>(`SELECT global_position::text AS pos, lease_owner AS owner FROM ${schema}.checkpoints WHERE processor = $1`, [r.name]);
+    expect(after[0]).toEqual({ pos: before[0].pos, owner: 'another-instance' });
+  });
+
   it('two instances: only the lease holder processes; when it dies the other takes over after the lease, and no event is handled twice', async () => {
     const name = `lease-${randomUUID()}`;
     const id = `lease-${randomUUID()}`;

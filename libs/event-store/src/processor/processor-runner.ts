@@ -46,6 +46,16 @@ export interface ProcessorOptions {
   wakeOnAppend?: boolean;
   leaseMs?: number;
   instanceId?: string;
+  /**
+   * For handlers with no effects in this database (the relay publishes to JetStream, idempotently
+   * by event id): the batch is read and the checkpoint advanced by single statements, and the
+   * handler runs between them outside any transaction. A batch transaction holds a transaction id
+   * while its handler runs, and every processor's fence (the oldest running transaction id) waits
+   * behind it — for the relay, a JetStream round trip. The lease still keeps one instance at work;
+   * one that lost its lease while the handler ran does not move the checkpoint, and its batch is
+   * handled again by the new holder.
+   */
+  handleOutsideTransaction?: boolean;
   /** Validation of events read from the log (e.g. EventStore.validated). */
   decode?(event: RecordedEvent): RecordedEvent;
   onError?(error: unknown): void;
@@ -310,24 +320,31 @@ export class ProcessorRunner {
     return peek.seen < PEEK_PAGE ? 'skipped' : 'skipped-more';
   }
 
-  /** One transaction: fence, lock own checkpoint (lease check), read, handle, advance. */
+  /**
+   * One transaction: fence, lock own checkpoint (lease check), read, handle, advance. With
+   * `handleOutsideTransaction` the read and the advance are single statements and the handler runs
+   * between them holding no transaction (see the option).
+   */
   private async processBatch(): Promise<number> {
     const client = await this.options.pool.connect();
+    const transactional = !this.options.handleOutsideTransaction;
     let open = false;
     try {
-      await client.query('BEGIN');
-      open = true;
+      if (transactional) {
+        await client.query('BEGIN');
+        open = true;
+      }
       // One statement: the snapshot (and so the fence) is taken when it starts, before the row lock
       // gives this transaction an xid of its own; the lock proves the lease is still ours.
       // The checkpoint's columns come on the first row only: repeated on every row of a 5,000-event
       // replay batch, reading them back cost a sixth of the batch.
       const { rows: joined } = await client.query<EventRow & { cp_tx: string | null; cp_pos: string | null; fence_tx: string | null }>({
-        name: `hs-processor-batch-${this.options.schema}`,
+        name: `hs-processor-batch${transactional ? '' : '-unlocked'}-${this.options.schema}`,
         text: `WITH cp AS (
                  SELECT transaction_id, global_position, pg_snapshot_xmin(pg_current_snapshot()) AS fence
                    FROM ${this.q}.checkpoints
                   WHERE processor = $1 AND lease_owner = $2 AND lease_expires_at > now()
-                  FOR UPDATE)
+                  ${transactional ? 'FOR UPDATE' : ''})
                SELECT CASE WHEN e.n IS NULL OR e.n = 1 THEN cp.transaction_id::text END AS cp_tx,
                       CASE WHEN e.n IS NULL OR e.n = 1 THEN cp.global_position END AS cp_pos,
                       CASE WHEN e.n IS NULL OR e.n = 1 THEN cp.fence::text END AS fence_tx, e.*
@@ -342,21 +359,15 @@ export class ProcessorRunner {
         // $4, $5: how far this instance has read, which may be past the stored checkpoint (batches it skipped).
         values: [this.options.name, this.instanceId, this.batchSize, this.known?.transactionId ?? '0', (this.known?.globalPosition ?? 0n).toString()],
       });
-      if (joined.length === 0) {
-        this.holdsLease = false;
-        this.known = null;
-        await client.query('ROLLBACK');
-        open = false;
-        return 0;
-      }
+      if (joined.length === 0) return this.lostLease();
       const from = joined[0];
       const rows = from.event_id === null ? [] : joined;
       this.lastFence = BigInt(from.fence_tx!);
       if (rows.length === 0) {
         const read = this.known ?? { transactionId: from.cp_tx!, globalPosition: BigInt(from.cp_pos!) };
         // The lease renewal also stores how far skipped batches got.
-        await this.renewLease(client, read);
-        await client.query('COMMIT');
+        if (!(await this.renewLease(client, read))) return this.lostLease();
+        if (open) await client.query('COMMIT');
         open = false;
         this.known = read;
         this.leaseRenewedAt = Date.now();
@@ -371,21 +382,27 @@ export class ProcessorRunner {
         // here would cost a WAL flush per batch of other processors' events. The stored checkpoint
         // catches up with the next commit (at the latest the lease renewal); a restart or a takeover
         // reads these again and skips them again.
-        await client.query('ROLLBACK');
+        if (open) await client.query('ROLLBACK');
         open = false;
         this.known = { transactionId: last.transactionId, globalPosition: last.globalPosition };
         this.updateLag(rows.length === this.batchSize ? this.batchSize : 0);
         return rows.length;
       }
       if (wanted.length > 0) await this.handleInSpan(wanted, client);
-      await client.query(
-        `UPDATE ${this.q}.checkpoints SET transaction_id = $2::xid8, global_position = $3,
-           lease_expires_at = now() + make_interval(secs => $4::double precision / 1000), updated_at = now()
-         WHERE processor = $1`,
-        [this.options.name, last.transactionId, last.globalPosition.toString(), this.leaseMs],
-      );
-      await client.query('COMMIT');
-      open = false;
+      if (transactional) {
+        await client.query(
+          `UPDATE ${this.q}.checkpoints SET transaction_id = $2::xid8, global_position = $3,
+             lease_expires_at = now() + make_interval(secs => $4::double precision / 1000), updated_at = now()
+           WHERE processor = $1`,
+          [this.options.name, last.transactionId, last.globalPosition.toString(), this.leaseMs],
+        );
+        await client.query('COMMIT');
+        open = false;
+      } else if (!(await this.renewLease(client, last))) {
+        // Another instance took the lease while the handler ran: it repeats this batch (the
+        // handler's effects are idempotent, which this mode requires).
+        return this.lostLease();
+      }
       this.known = { transactionId: last.transactionId, globalPosition: last.globalPosition };
       this.leaseRenewedAt = Date.now();
       handledCounter.add(wanted.length, { processor: this.options.name });
@@ -432,9 +449,15 @@ export class ProcessorRunner {
     return rowCount === 1;
   }
 
-  /** Extends the lease, and moves the stored checkpoint up to `read` (never back). */
-  private async renewLease(client: PoolClient, read: { transactionId: string; globalPosition: bigint }): Promise<void> {
-    await client.query(
+  private lostLease(): number {
+    this.holdsLease = false;
+    this.known = null;
+    return 0;
+  }
+
+  /** Extends the lease, and moves the stored checkpoint up to `read` (never back). False: the lease is another instance's. */
+  private async renewLease(client: PoolClient, read: { transactionId: string; globalPosition: bigint }): Promise<boolean> {
+    const { rowCount } = await client.query(
       `UPDATE ${this.q}.checkpoints
           SET lease_expires_at = now() + make_interval(secs => $3::double precision / 1000),
               transaction_id = CASE WHEN ($4::xid8, $5::bigint) > (transaction_id, global_position) THEN $4::xid8 ELSE transaction_id END,
@@ -443,6 +466,7 @@ export class ProcessorRunner {
         WHERE processor = $1 AND lease_owner = $2`,
       [this.options.name, this.instanceId, this.leaseMs, read.transactionId, read.globalPosition.toString()],
     );
+    return rowCount === 1;
   }
 
   private updateLag(lag: number): void {

@@ -75,9 +75,10 @@ export interface Relay {
  * republishes the batch; JetStream drops the repeats inside the stream's duplicate window, and
  * consumers dedupe by event id beyond it (inbox).
  *
- * Caveat: the handler runs inside the checkpoint transaction, which holds an xid, so the
- * cluster-wide xmin fence waits for the publish round-trip. With `nc` given the relay fails fast
- * while the connection is down rather than waiting out publish timeouts inside the transaction.
+ * The publishes run outside any transaction (`handleOutsideTransaction`): a batch transaction would
+ * hold a transaction id across the PubAck round trips, and every processor's xmin fence in the
+ * cluster would wait behind it. With `nc` given the relay fails fast while the connection is down
+ * rather than waiting out publish timeouts.
  */
 export async function createRelay(options: RelayOptions): Promise<Relay> {
   const nc = options.nc ?? (options.js as unknown as { nc?: NatsConnection } | undefined)?.nc;
@@ -146,6 +147,8 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     leaseMs: options.leaseMs,
     instanceId: options.instanceId,
     onError: options.onError,
+    // Publishing is idempotent (msgID) and touches no table: no transaction id held across the PubAcks.
+    handleOutsideTransaction: true,
     async handle(events) {
       if (watch && !watch.connected) {
         throw new MessagingError(MessagingErrorCodes.disconnected, 'NATS is disconnected; the relay retries when it is back');
