@@ -49,6 +49,8 @@ export const configSchema = baseConfigSchema.extend({
   SESSION_HANDOFF_THRESHOLD: z.coerce.number({ error: 'must be a number between 0.1 and 0.99' }).min(0.1).max(0.99).default(0.8),
   /** How often active runs are reconciled without a triggering event. */
   RUN_SWEEP_MS: ms(100, 3_600_000).default(5_000),
+  /** Lease of a run's claims on the team's task list; renewed while the session works (every quarter of it, at the next sweep). */
+  RUN_TASK_LEASE_MS: ms(1_000, 86_400_000).default(4 * 3_600_000),
 });
 
 export type AppConfig = z.output<typeof configSchema>;

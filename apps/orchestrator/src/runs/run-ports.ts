@@ -44,5 +44,10 @@ export interface RunSettings {
   workspacesDir: string;
   /** How often active runs are reconciled even without a triggering event. */
   sweepMs: number;
+  /**
+   * The lease of a run's claims on the team's task list (default 4 h). A claim held by a session
+   * still at work is renewed by the sweep once a quarter of it has passed.
+   */
+  taskLeaseMs?: number;
 }
 export const RUN_SETTINGS = Symbol('RUN_SETTINGS');

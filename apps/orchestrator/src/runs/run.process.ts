@@ -68,7 +68,7 @@ export class RunProcess implements OnApplicationBootstrap, BeforeApplicationShut
   ) {
     this.q = quoteIdent(schema);
     this.personas = new PersonaPool(nc);
-    this.board = new TeamBoard(nc);
+    this.board = new TeamBoard(nc, settings.taskLeaseMs);
     this.approvals = new PlanApproval(nc);
     this.runner = new ProcessorRunner({
       pool,
@@ -174,7 +174,11 @@ export class RunProcess implements OnApplicationBootstrap, BeforeApplicationShut
         await run.record({ type: 'record-session-outcome', runId: run.runId, sessionId: session.sessionId, exitReason: 'cancelled', summary: 'Not started: the run had ended', output: { kind: 'invalid', error: 'not started' }, files: [], now: now() });
         continue;
       }
-      if (!outcome) continue;
+      if (!outcome) {
+        if (session.taskKey && run.state.status === 'active') await this.board.renew(run.state, session);
+        continue;
+      }
+      this.board.ended(session.sessionId);
       const output = parsePhaseOutput(session.purpose, outcome.reflection);
       const approvalId = await this.approvalFor(run.state, session, output);
       await run.record({

@@ -35,7 +35,7 @@ import { SupervisorRunSessions } from './supervisor-run-sessions.adapter';
     {
       provide: RUN_SETTINGS,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig): RunSettings => ({ workspacesDir: config.HS_WORKSPACES_DIR, sweepMs: config.RUN_SWEEP_MS }),
+      useFactory: (config: AppConfig): RunSettings => ({ workspacesDir: config.HS_WORKSPACES_DIR, sweepMs: config.RUN_SWEEP_MS, taskLeaseMs: config.RUN_TASK_LEASE_MS }),
     },
     { provide: RUN_WORKSPACE, inject: [RUN_SETTINGS], useFactory: (settings: RunSettings) => new GitRunWorkspace(settings.workspacesDir) },
   ],

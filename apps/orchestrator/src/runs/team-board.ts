@@ -11,7 +11,7 @@ export function teamTaskId(runId: string, key: string): string {
   return id.length <= 64 ? id : `${createHash('sha256').update(id).digest('hex').slice(0, 16)}-${key.toLowerCase()}`.slice(0, 64);
 }
 
-const TASK_LEASE_MS = 4 * 3_600_000;
+export const DEFAULT_TASK_LEASE_MS = 4 * 3_600_000;
 const codeOf = (error: unknown) => (error instanceof HeadspaceError ? error.code : '');
 
 /**
@@ -23,7 +23,13 @@ const codeOf = (error: unknown) => (error instanceof HeadspaceError ? error.code
 export class TeamBoard {
   private readonly logger = new Logger('RunTeamBoard');
 
-  constructor(private readonly nc: NatsConnection) {}
+  /** When each running session's claim was last made or renewed (this instance's memory: after a restart the first sweep renews). */
+  private readonly renewedAt = new Map<string, number>();
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly leaseMs = DEFAULT_TASK_LEASE_MS,
+  ) {}
 
   /** Creates the run's team unless it exists: its task list and approvals queue live there. */
   async ensureTeam(state: RunState): Promise<void> {
@@ -69,7 +75,7 @@ export class TeamBoard {
    * Claims the task for the persona; a retry first gives back the previous attempt's claim. Each
    * session claims with its own command id: a session continuing after a handoff (same persona, same
    * attempt) is the owner claiming again, which renews the lease, so a task worked across many
-   * handoffs never outlives TASK_LEASE_MS on the board. A relaunch of the same session replays.
+   * handoffs never outlives its lease on the board. A relaunch of the same session replays.
    */
   async claim(state: RunState, key: string, persona: string, attempt: number, sessionId: string): Promise<void> {
     const s = state.started!;
@@ -81,13 +87,36 @@ export class TeamBoard {
         request(this.nc, releaseTask, { team: s.team, taskId: t.teamTaskId!, owner: previous.persona, reason: 'The attempt did not finish' }, { commandId: `run:${s.runId}:unclaim:${previous.sessionId}` }),
       );
     }
+    await this.claimFor(state, key, persona, `run:${s.runId}:claim:${key}:a${attempt}:${sessionId}`);
+    this.renewedAt.set(sessionId, Date.now());
+  }
+
+  /**
+   * The heartbeat of a session still at work on a task: once a quarter of the lease has passed since
+   * its claim (or last renewal), the owner claims again, which renews the lease. A single session
+   * longer than the lease therefore keeps its task. The command id names the quarter, so a pass
+   * repeated within it renews once.
+   */
+  async renew(state: RunState, session: { sessionId: string; taskKey?: string; persona: string; attempt: number }, at = Date.now()): Promise<void> {
+    const quarter = Math.max(1, Math.floor(this.leaseMs / 4));
+    const last = this.renewedAt.get(session.sessionId);
+    if (!session.taskKey || (last !== undefined && at - last < quarter)) return;
+    const s = state.started!;
+    await this.claimFor(state, session.taskKey, session.persona, `run:${s.runId}:claim:${session.taskKey}:a${session.attempt}:${session.sessionId}:renew:${Math.floor(at / quarter)}`);
+    this.renewedAt.set(session.sessionId, at);
+  }
+
+  /** Forgets a session that ended. */
+  ended(sessionId: string): void {
+    this.renewedAt.delete(sessionId);
+  }
+
+  private async claimFor(state: RunState, key: string, persona: string, commandId: string): Promise<void> {
+    const s = state.started!;
+    const t = state.tasks[key];
+    if (!t?.teamTaskId) return;
     await this.lenient('claim task', () =>
-      request(
-        this.nc,
-        claimTask,
-        { team: s.team, taskId: t.teamTaskId!, owner: persona, activeForm: `Working on ${t.task.subject}`.slice(0, 200), leaseMs: TASK_LEASE_MS },
-        { commandId: `run:${s.runId}:claim:${key}:a${attempt}:${sessionId}` },
-      ),
+      request(this.nc, claimTask, { team: s.team, taskId: t.teamTaskId!, owner: persona, activeForm: `Working on ${t.task.subject}`.slice(0, 200), leaseMs: this.leaseMs }, { commandId }),
     );
   }
 
