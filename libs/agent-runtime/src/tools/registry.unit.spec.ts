@@ -27,7 +27,7 @@ describe('ToolRegistry', () => {
   it('offers only the allowlisted tools (plus team tools) in the API tools array, with JSON schemas', () => {
     const registry = new ToolRegistry({ tools: [...workspaceTools, ...createTeamTools(new FakeTeamPort())], policy: { tools: ['Read', 'Grep', 'Bash(git:*)'] } });
     const tools = registry.apiTools();
-    expect(tools.map((t) => t.name)).toEqual(['Read', 'Grep', 'Bash', 'list_tasks', 'create_tasks', 'claim_task', 'complete_task', 'send_message', 'broadcast_message', 'lock_file', 'unlock_file', 'request_approval', 'check_approval']);
+    expect(tools.map((t) => t.name)).toEqual(['Read', 'Grep', 'Bash', 'list_tasks', 'create_tasks', 'claim_task', 'complete_task', 'release_task', 'send_message', 'broadcast_message', 'lock_file', 'unlock_file', 'request_approval', 'check_approval']);
     const read = tools.find((t) => t.name === 'Read');
     expect(read?.input_schema).toMatchObject({ type: 'object', required: ['file_path'], properties: { file_path: { type: 'string' } } });
     expect(read?.input_schema).not.toHaveProperty('$schema');

@@ -46,6 +46,8 @@ export interface TeamToolsPort {
   createTasks(tasks: NewTeamTask[], caller: TeamCaller): Promise<{ taskIds: string[] }>;
   claimTask(taskId: string, caller: TeamCaller): Promise<TeamTaskView>;
   completeTask(taskId: string, outcome: { summary: string; filesModified?: string[] }, caller: TeamCaller): Promise<TeamTaskView>;
+  /** Gives a held task back with the reason (recorded as a failed approach); after too many attempts the team-manager escalates it instead. */
+  releaseTask(taskId: string, reason: string, caller: TeamCaller): Promise<TeamTaskView>;
   sendMessage(message: { to: string; type?: string; body: string }, caller: TeamCaller): Promise<{ messageId: string }>;
   broadcastMessage(message: { type?: string; body: string }, caller: TeamCaller): Promise<{ messageIds: string[] }>;
   /** `path` is workspace-relative (already checked to stay inside the workspace). */
@@ -142,6 +144,14 @@ export function createTeamTools(port: TeamToolsPort): AnyToolDefinition[] {
         delegate(() => port.completeTask(input.task_id, { summary: input.summary, filesModified: input.files_modified }, callerOf(ctx))),
     }),
     defineTool({
+      name: 'release_task',
+      description:
+        'Give back a task you hold but cannot finish, saying why (what you tried, what blocks you): it returns to the list for a teammate, or is escalated to the lead after too many attempts.',
+      alwaysAllowed: true,
+      schema: z.strictObject({ task_id: z.string().min(1), reason: z.string().min(1).max(2_000) }),
+      execute: (input, ctx) => delegate(() => port.releaseTask(input.task_id, input.reason, callerOf(ctx))),
+    }),
+    defineTool({
       name: 'send_message',
       description: 'Send a message to one teammate (by name).',
       alwaysAllowed: true,
@@ -200,6 +210,7 @@ export const TEAM_TOOL_NAMES = [
   'create_tasks',
   'claim_task',
   'complete_task',
+  'release_task',
   'send_message',
   'broadcast_message',
   'lock_file',

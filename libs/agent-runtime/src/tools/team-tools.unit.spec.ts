@@ -20,7 +20,7 @@ describe('team tools over a TeamToolsPort', () => {
   let n = 0;
   const call = (agentId: string, name: string, input: unknown) => registry.dispatch({ id: `toolu_${++n}`, name, input }, as(agentId));
 
-  it('defines the ten team tools, usable whatever the manifest allowlist says', () => {
+  it('defines the eleven team tools, usable whatever the manifest allowlist says', () => {
     expect(registry.apiTools().map((t) => t.name)).toEqual([...TEAM_TOOL_NAMES]);
   });
 
@@ -34,6 +34,16 @@ describe('team tools over a TeamToolsPort', () => {
     const done = await call('con', 'complete_task', { task_id: 'task-1', summary: 'login works' });
     expect(JSON.parse(done.result.content)).toMatchObject({ status: 'complete' });
     expect(team.calls.find((c) => c.method === 'claimTask')?.caller).toMatchObject({ agentId: 'con', teamId: 'alpha', sessionId: 'sess-con' });
+  });
+
+  it('gives a held task back with the reason, for a teammate to claim; only its holder can', async () => {
+    await call('gavin', 'create_tasks', { tasks: [{ title: 'Add login' }] });
+    await call('con', 'claim_task', { task_id: 'task-1' });
+    expect((await call('al', 'release_task', { task_id: 'task-1', reason: 'not mine' })).result.code).toBe('TASK.NOT_OWNER');
+    const released = await call('con', 'release_task', { task_id: 'task-1', reason: 'The OAuth provider needs credentials I do not have' });
+    expect(JSON.parse(released.result.content)).toMatchObject({ id: 'task-1', status: 'pending', failedApproaches: ['The OAuth provider needs credentials I do not have'] });
+    expect(JSON.parse((await call('al', 'claim_task', { task_id: 'task-1' })).result.content)).toMatchObject({ status: 'claimed', assignee: 'al' });
+    expect((await call('al', 'release_task', { task_id: 'task-1' })).result.code).toBe(ErrorCodes.toolInputInvalid);
   });
 
   it('turns a port refusal into an error result carrying its code', async () => {

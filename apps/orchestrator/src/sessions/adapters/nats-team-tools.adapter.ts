@@ -8,6 +8,7 @@ import {
   getApproval,
   HeadspaceError,
   listTasks,
+  releaseTask,
   lockFile,
   messageTopicSchema,
   requestApproval,
@@ -120,7 +121,7 @@ export class NatsTeamTools implements TeamToolsPort, LockChecker {
   }
 
   /** The board row, if the projection shows it yet (it trails commands by a few tens of ms). */
-  private async boardRow(team: string, taskId: string, filter: { status: TaskStatus; owner: string }): Promise<TeamTaskView | undefined> {
+  private async boardRow(team: string, taskId: string, filter: { status?: TaskStatus; owner?: string } = {}): Promise<TeamTaskView | undefined> {
     const { tasks } = await request(this.nc, listTasks, { team, ...filter, taskIds: [taskId], limit: 1 });
     return tasks[0] ? toTeamTaskView(tasks[0]) : undefined;
   }
@@ -182,6 +183,14 @@ export class NatsTeamTools implements TeamToolsPort, LockChecker {
     );
     const row = await this.boardRow(team, taskId, { status: 'completed', owner: caller.agentId });
     return { ...(row ?? { id: taskId, title: taskId }), status: 'complete', assignee: caller.agentId };
+  }
+
+  async releaseTask(taskId: string, reason: string, caller: TeamCaller): Promise<TeamTaskView> {
+    const team = this.teamOf(caller);
+    const released = await request(this.nc, releaseTask, { team, taskId, owner: caller.agentId, reason: clip(reason, 2_000) }, this.commandId('release-task', caller));
+    const { assignee: _previous, ...row } = (await this.boardRow(team, taskId)) ?? { id: taskId, title: taskId };
+    // The release's own answer wins over a board row that may not show it yet.
+    return { ...row, status: released.escalated ? 'escalated' : 'pending', attempt: released.attempt, escalated: released.escalated };
   }
 
   async sendMessage(message: { to: string; type?: string; body: string }, caller: TeamCaller): Promise<{ messageId: string; recipients: string[] }> {

@@ -132,6 +132,20 @@ describe('NatsTeamTools: tasks', () => {
     expect(await tools.claimTask(second, as('al'))).toMatchObject({ id: second, status: 'claimed', assignee: 'al' });
   });
 
+  it('a task given back with release_task is pending again with the reason among its failed approaches, and a teammate can claim it', async () => {
+    const { team, tools } = await newTeam();
+    const { taskIds: [id] } = await tools.createTasks([{ title: 'Wire the payment provider' }], as('gavin'));
+    await tools.claimTask(id, as('con'));
+    expect(await refusal(tools.releaseTask(id, 'not mine', as('al')))).toMatchObject({ code: 'TASK.NOT_OWNER' });
+
+    const released = await tools.releaseTask(id, 'The sandbox API key is missing', as('con'));
+    expect(released).toMatchObject({ id, title: 'Wire the payment provider', status: 'pending', attempt: 1, escalated: false });
+    expect(released).not.toHaveProperty('assignee');
+    const row = await board(team, (ids) => ids.includes(id), { status: 'pending' });
+    expect(row.find((t) => t.taskId === id)?.failedApproaches).toEqual([expect.objectContaining({ attempt: 1, owner: 'con', reason: 'The sandbox API key is missing' })]);
+    expect(await tools.claimTask(id, as('al'))).toMatchObject({ id, status: 'claimed', assignee: 'al', attempt: 2 });
+  });
+
   it('only the assignee can complete a task', async () => {
     const { tools } = await newTeam();
     const { taskIds: [id] } = await tools.createTasks([{ title: 'Review the docs' }], as('gavin'));

@@ -42,6 +42,16 @@ export class FakeTeamPort implements TeamToolsPort {
     Object.assign(task, { status: 'complete', summary: outcome.summary });
     return task;
   }
+  async releaseTask(taskId: string, reason: string, caller: TeamCaller) {
+    this.calls.push({ method: 'releaseTask', caller });
+    const task = this.tasks.get(taskId);
+    if (!task) throw new HeadspaceError('TASK.NOT_FOUND', `No task ${taskId}.`);
+    if (task.status !== 'claimed' || task.assignee !== caller.agentId) throw new HeadspaceError('TASK.NOT_OWNER', `Task ${taskId} is not yours.`);
+    task.status = 'pending';
+    delete task.assignee;
+    task.failedApproaches = [...((task.failedApproaches as string[] | undefined) ?? []), reason];
+    return task;
+  }
   async sendMessage(message: { to: string; body: string; type?: string }, caller: TeamCaller) {
     this.calls.push({ method: 'sendMessage', caller });
     if (!this.members.includes(message.to)) throw new HeadspaceError('MAILBOX.UNKNOWN_RECIPIENT', `No teammate ${message.to}.`);
