@@ -8,6 +8,8 @@ import { benchDatabase, percentile, printTable, type BenchRow } from './bench-ki
 import { benchNats, launchService, type ServiceProcess } from './service-process';
 
 const CALLERS = Number(process.env.BENCH_CG_CALLERS ?? 50);
+/** Offered loads (pairs/s across all callers) of the paced runs (BENCH_CG_PACED=100,400). */
+const PACED_RATES = (process.env.BENCH_CG_PACED ?? '100,400').split(',').map(Number);
 
 type Nats = Awaited<ReturnType<typeof connect>>;
 
@@ -20,6 +22,13 @@ type Nats = Awaited<ReturnType<typeof connect>>;
  * overhead is a ratio and not an absolute that depends on the machine. Also printed: how well the
  * group commit batches (commands per tick, from the governor's metrics) and the governor's CPU time
  * per pair, which is steadier than latencies on a busy machine.
+ *
+ * The closed loop measures saturation: with no pause between calls, latency is queueing (p99 ≈
+ * callers / throughput). Agents pause for a model call between may-spend and record-usage, so the
+ * bench also paces the same 50 callers at fixed offered loads (each pause jittered so the callers do
+ * not move in step) and prints the p99 at each beside a raw round trip paced the same way: the
+ * latency an agent sees while the governor is not saturated. A team's real load is far below both
+ * rates (a pair per model call, seconds apart).
  */
 export async function benchCostGovernor(options: { quick: boolean }): Promise<BenchRow[]> {
   const pairs = options.quick ? 2_000 : 10_000;
@@ -43,6 +52,19 @@ export async function benchCostGovernor(options: { quick: boolean }): Promise<Be
     const hot = await hotPath(nc, team, pairs);
     const cpuPerPair = (cpuMsOf(governor.child.pid!) - cpuBefore) / pairs;
     const ticks = diffStats(await groupCommitStats(governor.port), ticksBefore);
+    const paced: BenchRow[] = [];
+    for (const rate of PACED_RATES) {
+      const n = options.quick ? rate * 3 : rate * 8;
+      const rawPaced = await rawRoundTrips(nc, echo, namespace, n * 2, rate * 2);
+      const gov = await hotPath(nc, team, n, rate);
+      const rawPacedP99 = percentile([...rawPaced.latencies].sort((a, b) => a - b), 99);
+      paced.push({
+        name: `paced at ${rate} pairs/s offered (${CALLERS} callers): may-spend p50`,
+        value: percentile([...gov.maySpend].sort((a, b) => a - b), 50),
+        unit: 'ms',
+        note: `${gov.pairsPerSecond.toFixed(0)} pairs/s done, ${gov.errors} errors; ${verdict(percentile([...gov.maySpend].sort((a, b) => a - b), 99), rawPacedP99)}; record-usage p99 ${percentile([...gov.recordUsage].sort((a, b) => a - b), 99).toFixed(2)} ms`,
+      });
+    }
 
     const ms = (xs: number[], p: number) => percentile([...xs].sort((a, b) => a - b), p);
     const rawP99 = ms(raw.latencies, 99);
@@ -63,6 +85,7 @@ export async function benchCostGovernor(options: { quick: boolean }): Promise<Be
         unit: 'cmds',
         note: `${ticks.ticks} ticks: ${ticks.modes.cached ?? 0} from cache, ${ticks.modes.read ?? 0} read first, ${ticks.modes.locked ?? 0} retried under locks`,
       },
+      ...paced,
       { name: 'cost-governor CPU per pair (all its threads)', value: cpuPerPair, unit: 'ms', note: `${((cpuPerPair * hot.pairsPerSecond) / 10).toFixed(0)}% of one core during the run` },
       { name: 'cost-governor RSS after the run', value: governor.rssMb(), unit: 'MB' },
     ];
@@ -120,7 +143,13 @@ export async function runCostGovernorBench(options: { quick: boolean }): Promise
   printTable(await benchCostGovernor(options));
 }
 
-async function hotPath(nc: Nats, team: string, count: number) {
+/** Sleeps about `ms` (uniformly ±50 %, so paced callers drift apart). */
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms * (0.5 + Math.random())));
+
+/** `rate`: pairs/s offered across all callers, each pausing between its calls like an agent waiting for a model; none: a closed loop. */
+async function hotPath(nc: Nats, team: string, count: number, rate?: number) {
+  // Each caller makes two calls per pair and pauses after each: CALLERS / rate seconds per pair per caller.
+  const gapMs = rate ? (CALLERS / rate / 2) * 1000 : 0;
   const maySpendMs: number[] = [];
   const recordUsageMs: number[] = [];
   let errors = 0;
@@ -128,12 +157,14 @@ async function hotPath(nc: Nats, team: string, count: number) {
   const started = performance.now();
   await Promise.all(
     Array.from({ length: CALLERS }, async (_, lane) => {
+      if (gapMs) await pause(gapMs); // callers start spread out, not all at once
       const attribution = { sessionId: `s${lane}`, persona: `agent-${lane}`, team, project: 'bench', surface: 'cli' as const };
       while (next++ < count) {
         try {
           let t = performance.now();
           const answer = await request(nc, maySpend, { attribution, signals: { filesAffected: 3 }, estimate: { inputTokens: 4_000, maxOutputTokens: 2_000 } }, { timeoutMs: 30_000 });
           maySpendMs.push(performance.now() - t);
+          if (gapMs) await pause(gapMs);
           t = performance.now();
           await request(
             nc,
@@ -142,6 +173,7 @@ async function hotPath(nc: Nats, team: string, count: number) {
             { timeoutMs: 30_000 },
           );
           recordUsageMs.push(performance.now() - t);
+          if (gapMs) await pause(gapMs);
         } catch {
           errors++;
         }
@@ -151,8 +183,9 @@ async function hotPath(nc: Nats, team: string, count: number) {
   return { pairsPerSecond: count / ((performance.now() - started) / 1000), maySpend: maySpendMs, recordUsage: recordUsageMs, errors };
 }
 
-/** Raw core-NATS request/reply through a queue-group responder on its own connection, at the same concurrency. */
-async function rawRoundTrips(nc: Nats, responder: Nats, namespace: string, count: number) {
+/** Raw core-NATS request/reply through a queue-group responder on its own connection, at the same concurrency (and pacing: `rate` requests/s offered). */
+async function rawRoundTrips(nc: Nats, responder: Nats, namespace: string, count: number, rate?: number) {
+  const gapMs = rate ? (CALLERS / rate) * 1000 : 0;
   const subject = `${namespace}.bench.echo`;
   const sub = responder.subscribe(subject, { queue: 'bench', callback: (_error, msg) => void msg.respond(msg.data) });
   await responder.flush();
@@ -164,16 +197,18 @@ async function rawRoundTrips(nc: Nats, responder: Nats, namespace: string, count
     const started = performance.now();
     await Promise.all(
       Array.from({ length: CALLERS }, async () => {
+        if (gapMs) await pause(gapMs);
         while (next++ < n) {
           const t = performance.now();
           await nc.request(subject, body, { timeout: 10_000 });
           if (record) latencies.push(performance.now() - t);
+          if (gapMs) await pause(gapMs);
         }
       }),
     );
     return n / ((performance.now() - started) / 1000);
   };
-  await run(Math.min(1_000, count), false);
+  if (!rate) await run(Math.min(1_000, count), false);
   const perSecond = await run(count, true);
   sub.unsubscribe();
   return { perSecond, latencies };
