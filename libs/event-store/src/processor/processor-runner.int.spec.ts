@@ -116,24 +116,21 @@ describe('ProcessorRunner', () => {
     await store.append(stream, Array.from({ length: 40 }, (_, n) => ({ type: n % 4 === 0 ? 'race.wanted' : 'race.other', data: { n } })), { expected: 'no-stream' });
     await r.waitUntilCaughtUp();
     expect(await count()).toBe(10);
-    // Events of its type on another stream keep the loop busy in batch transactions meanwhile.
-    let appending = true;
-    const noise = (async () => {
-      while (appending) {
+    // Each round, events of its type on another stream keep the loop busy in batch transactions
+    // while the rebuild comes in. Bounded per round: every rebuild replays all of them again.
+    const noise = async () => {
+      for (let k = 0; k < 6; k++) {
         await store.append(`${stream}-noise`, [{ type: 'race.wanted', data: { n: 0 } }], { expected: 'any' });
-        await new Promise((resolve) => setTimeout(resolve, 2));
+        await new Promise((resolve) => setTimeout(resolve, 1));
       }
-    })();
-    try {
-      for (let round = 0; round < 30; round++) {
-        await new Promise((resolve) => setTimeout(resolve, round % 5));
-        await r.rebuild();
-        await r.waitUntilCaughtUp();
-        expect(await count()).toBe(10);
-      }
-    } finally {
-      appending = false;
-      await noise;
+    };
+    for (let round = 0; round < 30; round++) {
+      const appending = noise();
+      await new Promise((resolve) => setTimeout(resolve, round % 5));
+      await r.rebuild();
+      await appending;
+      await r.waitUntilCaughtUp();
+      expect(await count()).toBe(10);
     }
   });
 
