@@ -9,6 +9,7 @@ import {
   listPersonas,
   listRuns,
   listTasks,
+  releaseTask,
   runEvents,
   runStreamId,
   sessionEvents,
@@ -329,6 +330,58 @@ describe('run process', () => {
       expect((await completed(runId)).tasks.T1).toMatchObject({ status: 'merged', attempts: 1 });
     } finally {
       await p.beforeApplicationShutdown();
+    }
+  });
+
+  it('a task the builder gives back mid-session (release_task) stays given back: the sweep renews claims, it does not take the task again', async () => {
+    const sessions = new ScriptedSessions(false);
+    sessions.hold = (s) => s.kind === 'task';
+    const leaseMs = 1_200; // a renewal is due every 300 ms, the sweep runs every 200 ms
+    const p = processWith(sessions, leaseMs);
+    try {
+      const { runId } = await start({ team: 'gives-back', mode: 'v1', tasks: [task('T1', [])] });
+      await waitFor(() => (sessions.starts.some((s) => s.kind === 'task') ? true : undefined), { timeoutMs: 30_000, message: 'the builder to start' });
+      const teamTaskId = (await stateOf(runId)).tasks.T1.teamTaskId!;
+      const board = async () => (await tm.send(listTasks, { team: 'gives-back', taskIds: [teamTaskId] })).tasks[0];
+      const claimed = await waitFor(async () => ((await board())?.status === 'claimed' ? board() : undefined), { timeoutMs: 10_000, message: 'the claim on the board' });
+      // What the release_task tool sends for the agent.
+      await tm.send(releaseTask, { team: 'gives-back', taskId: teamTaskId, owner: claimed!.owner!, reason: 'The spec contradicts the existing API' });
+      const releasedAt = Date.now();
+      // Several renewal quarters later, with the session still at work, the task is still pending.
+      await waitFor(async () => (Date.now() > releasedAt + 3 * leaseMs ? true : undefined), { timeoutMs: 10_000, message: 'time to pass' });
+      expect(await board()).toMatchObject({ status: 'pending' });
+      const { rows } = await tm.db.pool.query<{ type: string }>(
+        `SELECT type FROM team_manager.events WHERE data ->> 'taskId' = $1 AND type IN ('task.claimed', 'task.released') ORDER BY global_position`,
+        [teamTaskId],
+      );
+      expect(rows.map((r) => r.type)).toEqual(['task.claimed', 'task.released']);
+    } finally {
+      await sessions.release();
+      await p.beforeApplicationShutdown();
+    }
+  });
+
+  it('a builder whose claim expired while no orchestrator ran gets its task back when a process resumes the run', async () => {
+    const sessions = new ScriptedSessions(false);
+    sessions.hold = (s) => s.kind === 'task';
+    const leaseMs = 1_200;
+    const first = processWith(sessions, leaseMs);
+    const { runId } = await start({ team: 'lapsed', mode: 'v1', tasks: [task('T1', [])] });
+    await waitFor(() => (sessions.starts.some((s) => s.kind === 'task') ? true : undefined), { timeoutMs: 30_000, message: 'the builder to start' });
+    const teamTaskId = (await stateOf(runId)).tasks.T1.teamTaskId!;
+    const board = async () => (await tm.send(listTasks, { team: 'lapsed', taskIds: [teamTaskId] })).tasks[0];
+    const claimed = await waitFor(async () => ((await board())?.status === 'claimed' ? board() : undefined), { timeoutMs: 10_000, message: 'the claim on the board' });
+    await first.beforeApplicationShutdown();
+    await waitFor(async () => ((await board())?.status === 'pending' ? true : undefined), { timeoutMs: 10_000, message: "the team-manager to expire the builder's lease" });
+
+    const second = processWith(sessions, leaseMs);
+    try {
+      const back = await waitFor(async () => ((await board())?.status === 'claimed' ? board() : undefined), { timeoutMs: 10_000, message: 'the task claimed again' });
+      expect(back).toMatchObject({ owner: claimed!.owner });
+      await sessions.release();
+      expect((await completed(runId)).tasks.T1).toMatchObject({ status: 'merged', attempts: 1 });
+    } finally {
+      await second.beforeApplicationShutdown();
     }
   });
 

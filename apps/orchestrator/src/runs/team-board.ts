@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { claimTask, completeTask, createTask, createTasks, createTeam, ErrorCodes, HeadspaceError, releaseTask } from '@headspace/contracts';
+import { claimTask, completeTask, createTask, createTasks, createTeam, ErrorCodes, HeadspaceError, heartbeatTask, releaseTask } from '@headspace/contracts';
 import { request } from '@headspace/messaging';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { createHash } from 'node:crypto';
@@ -13,6 +13,7 @@ export function teamTaskId(runId: string, key: string): string {
 
 export const DEFAULT_TASK_LEASE_MS = 4 * 3_600_000;
 const codeOf = (error: unknown) => (error instanceof HeadspaceError ? error.code : '');
+const givenUp = [ErrorCodes.taskNotClaimed, ErrorCodes.taskAlreadyCompleted, ErrorCodes.taskEscalated];
 
 /**
  * The run's side of the team's shared task list in the team-manager: the team, the run's tasks with
@@ -93,16 +94,25 @@ export class TeamBoard {
 
   /**
    * The heartbeat of a session still at work on a task: once a quarter of the lease has passed since
-   * its claim (or last renewal), the owner claims again, which renews the lease. A single session
-   * longer than the lease therefore keeps its task. The command id names the quarter, so a pass
-   * repeated within it renews once.
+   * its claim (or last renewal), the owner's heartbeat renews the lease, so a single session longer
+   * than the lease keeps its task. A lease that expired meanwhile (the orchestrator was down) is
+   * claimed again; a task the agent gave back itself (release_task) or that another member holds is
+   * left as it is. The command id names the quarter, so a pass repeated within it renews once.
    */
   async renew(state: RunState, session: { sessionId: string; taskKey?: string; persona: string; attempt: number }, at = Date.now()): Promise<void> {
     const quarter = Math.max(1, Math.floor(this.leaseMs / 4));
     const last = this.renewedAt.get(session.sessionId);
-    if (!session.taskKey || (last !== undefined && at - last < quarter)) return;
+    const t = session.taskKey ? state.tasks[session.taskKey] : undefined;
+    if (!t?.teamTaskId || (last !== undefined && at - last < quarter)) return;
     const s = state.started!;
-    await this.claimFor(state, session.taskKey, session.persona, `run:${s.runId}:claim:${session.taskKey}:a${session.attempt}:${session.sessionId}:renew:${Math.floor(at / quarter)}`);
+    const commandId = `run:${s.runId}:claim:${session.taskKey}:a${session.attempt}:${session.sessionId}:renew:${Math.floor(at / quarter)}`;
+    try {
+      await request(this.nc, heartbeatTask, { team: s.team, taskId: t.teamTaskId, owner: session.persona, leaseMs: this.leaseMs }, { commandId });
+    } catch (error) {
+      if (codeOf(error) === ErrorCodes.taskLeaseExpired) await this.claimFor(state, session.taskKey!, session.persona, `${commandId}:reclaim`);
+      // Given back, finished or escalated by the agent itself: nothing to keep alive.
+      else if (!(givenUp as string[]).includes(codeOf(error))) this.logger.warn(`renew the claim of ${session.persona} on ${t.teamTaskId}: ${(error as Error).message}`);
+    }
     this.renewedAt.set(session.sessionId, at);
   }
 
