@@ -30,6 +30,21 @@ function runner(options: Partial<ProcessorOptions> & Pick<ProcessorOptions, 'nam
   return r;
 }
 
+async function inTransaction<T>(work: (tx: PoolClient) => Promise<T>): Promise<T> {
+  const tx = await db.pool.connect();
+  try {
+    await tx.query('BEGIN');
+    const result = await work(tx);
+    await tx.query('COMMIT');
+    return result;
+  } catch (error) {
+    await tx.query('ROLLBACK');
+    throw error;
+  } finally {
+    tx.release();
+  }
+}
+
 /** A tally projection: per stream the sum of `n` and the number of events handled. */
 async function tally(events: RecordedEvent[], tx: PoolClient) {
   for (const e of events) {
@@ -344,6 +359,39 @@ describe('ProcessorRunner', () => {
     const row = (await db.pool.query(`SELECT handled, total FROM ${schema}.tally WHERE stream_id = $1`, [id])).rows[0];
     expect(row).toEqual({ handled: 2, total: '10' });
     expect(await r.lag()).toBe(0);
+  });
+
+  it('events a batch left behind the fence are looked for again soon, not after the idle interval, once the transaction holding them back ends', async () => {
+    const stream = `fenced-${randomUUID()}`;
+    const handled: number[] = [];
+    // A poll interval far beyond the test's timeout: only the eager looks can find the held-back events.
+    const r = runner({
+      name: `fenced-${randomUUID()}`,
+      pollIntervalMs: 600_000,
+      handle: async (events) => {
+        for (const e of events) if (e.streamId === stream) handled.push((e.data as { n: number }).n);
+      },
+    });
+    r.start();
+    await r.waitUntilCaughtUp();
+    // Appends through a caller's own transaction wake no processor, so the order of events is ours to set.
+    const appendQuietly = (n: number, expected: bigint | 'no-stream') =>
+      inTransaction((tx) => store.append(stream, [{ type: 'x.y', data: { n } }], { expected, client: tx }));
+    await appendQuietly(1, 'no-stream');
+    const holder = await db.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_current_xact_id()'); // holds the fence below the next append
+      await appendQuietly(2, 1n);
+      await store.append(`${stream}-wake`, [{ type: 'x.y', data: { n: 0 } }], { expected: 'no-stream' }); // the signal that wakes it
+      await waitFor(() => (handled.includes(1) ? true : undefined), { message: 'the event below the fence is handled' });
+      expect(handled).toEqual([1]);
+      await holder.query('COMMIT');
+    } finally {
+      holder.release();
+    }
+    await waitFor(() => (handled.includes(2) ? true : undefined), { timeoutMs: 5_000, message: 'the held-back event is handled once the fence moves' });
+    expect(handled).toEqual([1, 2]);
   });
 
   it('the idle polls, plain and typed, read the log-order index however long the log is, even as generic prepared plans', async () => {

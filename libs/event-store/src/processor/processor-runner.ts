@@ -272,7 +272,10 @@ export class ProcessorRunner {
         failures = 0;
         if (handled < this.batchSize) {
           this.releaseWaiters(this.lastFence);
-          if (handled === 0) await this.sleep(this.idleMs());
+          // The batch read everything below its fence: look again at once only when events of this
+          // processor's types were appended meanwhile, else sleep (a look now would find nothing
+          // due, one statement per batch for nothing).
+          if (handled === 0 || !this.appendedSincePoll) await this.sleep(this.idleMs());
         }
       } catch (error) {
         this.report(error);
@@ -338,7 +341,7 @@ export class ProcessorRunner {
       // gives this transaction an xid of its own; the lock proves the lease is still ours.
       // The checkpoint's columns come on the first row only: repeated on every row of a 5,000-event
       // replay batch, reading them back cost a sixth of the batch.
-      const { rows: joined } = await client.query<EventRow & { cp_tx: string | null; cp_pos: string | null; fence_tx: string | null }>({
+      const { rows: joined } = await client.query<EventRow & { cp_tx: string | null; cp_pos: string | null; fence_tx: string | null; fenced: boolean | null }>({
         name: `hs-processor-batch${transactional ? '' : '-unlocked'}-${this.options.schema}`,
         text: `WITH cp AS (
                  SELECT transaction_id, global_position, pg_snapshot_xmin(pg_current_snapshot()) AS fence
@@ -347,7 +350,10 @@ export class ProcessorRunner {
                   ${transactional ? 'FOR UPDATE' : ''})
                SELECT CASE WHEN e.n IS NULL OR e.n = 1 THEN cp.transaction_id::text END AS cp_tx,
                       CASE WHEN e.n IS NULL OR e.n = 1 THEN cp.global_position END AS cp_pos,
-                      CASE WHEN e.n IS NULL OR e.n = 1 THEN cp.fence::text END AS fence_tx, e.*
+                      CASE WHEN e.n IS NULL OR e.n = 1 THEN cp.fence::text END AS fence_tx,
+                      -- Committed events waiting behind the fence (one index probe): the next look comes soon.
+                      CASE WHEN e.n IS NULL OR e.n = 1 THEN EXISTS (SELECT 1 FROM ${this.q}.events fe WHERE fe.transaction_id >= cp.fence) END AS fenced,
+                      e.*
                  FROM cp LEFT JOIN LATERAL (
                    SELECT page.*, (row_number() OVER ())::int AS n FROM (
                      SELECT ${EVENT_COLUMNS} FROM ${this.q}.events ev
@@ -363,6 +369,7 @@ export class ProcessorRunner {
       const from = joined[0];
       const rows = from.event_id === null ? [] : joined;
       this.lastFence = BigInt(from.fence_tx!);
+      this.fencedBacklog = from.fenced === true;
       if (rows.length === 0) {
         const read = this.known ?? { transactionId: from.cp_tx!, globalPosition: BigInt(from.cp_pos!) };
         // The lease renewal also stores how far skipped batches got.
