@@ -361,6 +361,61 @@ describe('ProcessorRunner', () => {
     expect(await r.lag()).toBe(0);
   });
 
+  it('an idle processor backs off to its longest idle interval, and still sees an append made elsewhere within it', async () => {
+    const stream = `idle-${randomUUID()}`;
+    const handled: number[] = [];
+    const r = runner({
+      name: `idle-${randomUUID()}`,
+      pollIntervalMs: 5,
+      maxIdlePollMs: 200,
+      handle: async (events) => {
+        for (const e of events) if (e.streamId === stream) handled.push((e.data as { n: number }).n);
+      },
+    });
+    r.start();
+    await r.waitUntilCaughtUp();
+    const before = r.pollCount;
+    const from = Date.now();
+    await waitFor(() => (Date.now() > from + 1_000 ? true : undefined), { message: 'a second to pass' });
+    // At a fixed 5 ms that second would hold up to 200 looks; backing off 5, 10, 20 … 200 ms, about ten.
+    expect(r.pollCount - before).toBeLessThan(25);
+    // An append by another process (a transaction of its own wakes no processor here) is found by the polls.
+    const tx = await db.pool.connect();
+    try {
+      await tx.query('BEGIN');
+      await store.append(stream, [{ type: 'x.y', data: { n: 1 } }], { expected: 'no-stream', client: tx });
+      await tx.query('COMMIT');
+    } finally {
+      tx.release();
+    }
+    await waitFor(() => (handled.includes(1) ? true : undefined), { timeoutMs: 5_000, message: 'the append is handled' });
+  });
+
+  it('a stop that comes mid-batch ends the loop when the batch is done, without waiting out the idle interval', async () => {
+    const stream = `stop-${randomUUID()}`;
+    let release!: () => void;
+    const blocked = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inHandler = new Promise<void>((resolve) => (entered = resolve));
+    const r = runner({
+      name: `stop-${randomUUID()}`,
+      pollIntervalMs: 600_000,
+      handle: async (events) => {
+        if (!events.some((e) => e.streamId === stream)) return;
+        entered();
+        await blocked;
+      },
+    });
+    r.start();
+    await store.append(stream, [{ type: 'x.y', data: { n: 1 } }], { expected: 'no-stream' });
+    await inHandler;
+    let stopped = false;
+    const stopping = r.stop().then(() => (stopped = true));
+    release();
+    await waitFor(() => stopped || undefined, { timeoutMs: 5_000, message: 'the runner to stop' });
+    await stopping;
+  });
+
   it('events a batch left behind the fence are looked for again soon, not after the idle interval, once the transaction holding them back ends', async () => {
     const stream = `fenced-${randomUUID()}`;
     const handled: number[] = [];
