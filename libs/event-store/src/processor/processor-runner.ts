@@ -354,29 +354,9 @@ export class ProcessorRunner {
       }
       // One statement: the snapshot (and so the fence) is taken when it starts, before the row lock
       // gives this transaction an xid of its own; the lock proves the lease is still ours.
-      // The checkpoint's columns come on the first row only: repeated on every row of a 5,000-event
-      // replay batch, reading them back cost a sixth of the batch.
       const { rows: joined } = await client.query<EventRow & { cp_tx: string | null; cp_pos: string | null; fence_tx: string | null; fenced: boolean | null }>({
         name: `hs-processor-batch${transactional ? '' : '-unlocked'}-${this.options.schema}`,
-        text: `WITH cp AS (
-                 SELECT transaction_id, global_position, pg_snapshot_xmin(pg_current_snapshot()) AS fence
-                   FROM ${this.q}.checkpoints
-                  WHERE processor = $1 AND lease_owner = $2 AND lease_expires_at > now()
-                  ${transactional ? 'FOR UPDATE' : ''})
-               SELECT CASE WHEN e.n IS NULL OR e.n = 1 THEN cp.transaction_id::text END AS cp_tx,
-                      CASE WHEN e.n IS NULL OR e.n = 1 THEN cp.global_position END AS cp_pos,
-                      CASE WHEN e.n IS NULL OR e.n = 1 THEN cp.fence::text END AS fence_tx,
-                      -- Committed events waiting behind the fence (one index probe): the next look comes soon.
-                      CASE WHEN e.n IS NULL OR e.n = 1 THEN EXISTS (SELECT 1 FROM ${this.q}.events fe WHERE fe.transaction_id >= cp.fence) END AS fenced,
-                      e.*
-                 FROM cp LEFT JOIN LATERAL (
-                   SELECT page.*, (row_number() OVER ())::int AS n FROM (
-                     SELECT ${EVENT_COLUMNS} FROM ${this.q}.events ev
-                      WHERE (ev.transaction_id, ev.global_position) > (cp.transaction_id, cp.global_position)
-                        AND (ev.transaction_id, ev.global_position) > ($4::xid8, $5::bigint)
-                        AND ev.transaction_id < cp.fence
-                      ORDER BY ev.transaction_id, ev.global_position
-                      LIMIT $3) page) e ON true`,
+        text: batchSql(this.q, transactional),
         // $4, $5: how far this instance has read, which may be past the stored checkpoint (batches it skipped).
         values: [this.options.name, this.instanceId, this.batchSize, this.known?.transactionId ?? '0', (this.known?.globalPosition ?? 0n).toString()],
       });
@@ -572,6 +552,39 @@ export function typedPeekSql(q: string): string {
                 FROM (SELECT type, transaction_id, global_position FROM ${q}.events
                        WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint) AND transaction_id < f.fence
                        ORDER BY transaction_id, global_position LIMIT $4) page) p ON true`;
+}
+
+/**
+ * The batch statement ($1: processor, $2: instance, $3: batch size; $4, $5: how far this instance
+ * has read): the checkpoint row (locked for a transactional batch; no row: the lease is not ours),
+ * the fence, whether committed events wait behind it, and the next page of events below it. The
+ * checkpoint's columns come on the first row only: repeated on every row of a 5,000-event replay
+ * batch, reading them back cost a sixth of the batch.
+ */
+export function batchSql(q: string, locked: boolean): string {
+  return `WITH cp AS (
+            SELECT transaction_id, global_position, pg_snapshot_xmin(pg_current_snapshot()) AS fence
+              FROM ${q}.checkpoints
+             WHERE processor = $1 AND lease_owner = $2 AND lease_expires_at > now()
+             ${locked ? 'FOR UPDATE' : ''})
+          SELECT CASE WHEN e.n IS NULL OR e.n = 1 THEN cp.transaction_id::text END AS cp_tx,
+                 CASE WHEN e.n IS NULL OR e.n = 1 THEN cp.global_position END AS cp_pos,
+                 CASE WHEN e.n IS NULL OR e.n = 1 THEN cp.fence::text END AS fence_tx,
+                 -- Whether committed events wait behind the fence: the newest event's transaction, one
+                 -- backward step of the log-order index (an EXISTS on transaction_id >= fence was a
+                 -- sequential scan of the whole log as a generic plan whenever the answer was no).
+                 CASE WHEN e.n IS NULL OR e.n = 1 THEN
+                   (SELECT fe.transaction_id FROM ${q}.events fe ORDER BY fe.transaction_id DESC, fe.global_position DESC LIMIT 1) >= cp.fence
+                 END AS fenced,
+                 e.*
+            FROM cp LEFT JOIN LATERAL (
+              SELECT page.*, (row_number() OVER ())::int AS n FROM (
+                SELECT ${EVENT_COLUMNS} FROM ${q}.events ev
+                 WHERE (ev.transaction_id, ev.global_position) > (cp.transaction_id, cp.global_position)
+                   AND (ev.transaction_id, ev.global_position) > ($4::xid8, $5::bigint)
+                   AND ev.transaction_id < cp.fence
+                 ORDER BY ev.transaction_id, ev.global_position
+                 LIMIT $3) page) e ON true`;
 }
 
 /**
