@@ -405,6 +405,17 @@ describe('ProcessorRunner', () => {
     await waitFor(() => (handled.includes(1) ? true : undefined), { timeoutMs: 5_000, message: 'the append is handled' });
   });
 
+  it('"caught up" is not reported by an instance whose batch found its lease taken: it read nothing', async () => {
+    const stream = `taken-${randomUUID()}`;
+    const r = runner({ name: `taken-${randomUUID()}`, handle: async () => undefined });
+    r.start();
+    await r.waitUntilCaughtUp();
+    await db.pool.query(`UPDATE ${schema}.checkpoints SET lease_owner = 'another-instance', lease_expires_at = now() + interval '1 hour' WHERE processor = $1`, [r.name]);
+    await store.append(stream, [{ type: 'x.y', data: { n: 1 } }], { expected: 'no-stream' }); // wakes it: its look finds the event due, its batch finds the lease gone
+    await expect(r.waitUntilCaughtUp(1_500)).rejects.toThrow(/did not catch up/);
+    expect(r.isLeaseHolder).toBe(false);
+  });
+
   it('a stop that comes mid-batch ends the loop when the batch is done, without waiting out the idle interval', async () => {
     const stream = `stop-${randomUUID()}`;
     let release!: () => void;

@@ -73,6 +73,8 @@ type State = 'idle' | 'running' | 'stopping' | 'stopped';
 
 /** The shortest pause between two looks at the log that append signals can cause. */
 const APPEND_WAKE_GAP_MS = 5;
+/** What a batch returns when the lease turned out to be another instance's: it read nothing. */
+const LOST_LEASE = -1;
 /** How many events the idle look of a processor with `types` reads (type and position only) to skip them unopened. */
 const PEEK_PAGE = 100;
 
@@ -284,6 +286,7 @@ export class ProcessorRunner {
         const handled = await this.inTurn(() => this.processBatch());
         this.polls++;
         failures = 0;
+        if (handled === LOST_LEASE) continue; // read nothing: whoever waits for "caught up" keeps waiting
         if (handled > 0) this.idleLooks = 0;
         if (handled < this.batchSize) {
           this.releaseWaiters(this.lastFence);
@@ -341,7 +344,8 @@ export class ProcessorRunner {
   /**
    * One transaction: fence, lock own checkpoint (lease check), read, handle, advance. With
    * `handleOutsideTransaction` the read and the advance are single statements and the handler runs
-   * between them holding no transaction (see the option).
+   * between them holding no transaction (see the option). Returns how many events it read, or
+   * LOST_LEASE.
    */
   private async processBatch(): Promise<number> {
     const client = await this.options.pool.connect();
@@ -454,7 +458,7 @@ export class ProcessorRunner {
   private lostLease(): number {
     this.holdsLease = false;
     this.known = null;
-    return 0;
+    return LOST_LEASE;
   }
 
   /** Extends the lease, and moves the stored checkpoint up to `read` (never back). False: the lease is another instance's. */
@@ -485,7 +489,9 @@ export class ProcessorRunner {
   /** While someone waits for "caught up" or committed events wait behind the fence, poll eagerly; else back off while idle. */
   private idleMs(): number {
     if (this.caughtUpWaiters.length > 0 || this.fencedBacklog) return Math.min(this.pollIntervalMs, 10);
-    return Math.min(this.maxIdlePollMs, this.pollIntervalMs * 2 ** Math.min(this.idleLooks, 16));
+    // Never so long that the lease runs out between two looks (a look renews it once a third has passed).
+    const longest = Math.max(this.pollIntervalMs, Math.min(this.maxIdlePollMs, this.leaseMs / 4));
+    return Math.min(longest, this.pollIntervalMs * 2 ** Math.min(this.idleLooks, 16));
   }
 
   /**
