@@ -57,16 +57,14 @@ export async function benchCostGovernor(options: { quick: boolean }): Promise<Be
       const n = options.quick ? rate * 3 : rate * 8;
       const rawPaced = await rawRoundTrips(nc, echo, namespace, n * 2, rate * 2);
       const gov = await hotPath(nc, team, n, rate);
-      const rawPacedP99 = percentile([...rawPaced.latencies].sort((a, b) => a - b), 99);
       paced.push({
         name: `paced at ${rate} pairs/s offered (${CALLERS} callers): may-spend p50`,
-        value: percentile([...gov.maySpend].sort((a, b) => a - b), 50),
+        value: ms(gov.maySpend, 50),
         unit: 'ms',
-        note: `${gov.pairsPerSecond.toFixed(0)} pairs/s done, ${gov.errors} errors; ${verdict(percentile([...gov.maySpend].sort((a, b) => a - b), 99), rawPacedP99)}; record-usage p99 ${percentile([...gov.recordUsage].sort((a, b) => a - b), 99).toFixed(2)} ms`,
+        note: `${gov.pairsPerSecond.toFixed(0)} pairs/s done, ${gov.errors} errors; ${verdict(ms(gov.maySpend, 99), ms(rawPaced.latencies, 99))}; record-usage p99 ${ms(gov.recordUsage, 99).toFixed(2)} ms`,
       });
     }
 
-    const ms = (xs: number[], p: number) => percentile([...xs].sort((a, b) => a - b), p);
     const rawP99 = ms(raw.latencies, 99);
     return [
       { name: `raw NATS request/reply round trips/s (${CALLERS} callers)`, value: raw.perSecond, unit: 'req/s' },
@@ -143,8 +141,11 @@ export async function runCostGovernorBench(options: { quick: boolean }): Promise
   printTable(await benchCostGovernor(options));
 }
 
-/** Sleeps about `ms` (uniformly ±50 %, so paced callers drift apart). */
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms * (0.5 + Math.random())));
+/** The p-th percentile of unsorted latencies. */
+const ms = (xs: number[], p: number) => percentile([...xs].sort((a, b) => a - b), p);
+
+/** Sleeps about `meanMs` (uniformly ±50 %, so paced callers drift apart). */
+const pause = (meanMs: number) => new Promise((resolve) => setTimeout(resolve, meanMs * (0.5 + Math.random())));
 
 /** `rate`: pairs/s offered across all callers, each pausing between its calls like an agent waiting for a model; none: a closed loop. */
 async function hotPath(nc: Nats, team: string, count: number, rate?: number) {

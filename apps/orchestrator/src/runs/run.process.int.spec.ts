@@ -165,6 +165,15 @@ const until = (runId: string, done: (s: RunState) => boolean, message: string) =
   }, { timeoutMs: 30_000, message });
 const completed = (runId: string) => until(runId, (s) => s.status === 'completed', 'the run to complete');
 const eventsOf = async (runId: string) => (await store.readStream(runStreamId(runId))).map(({ type, data }) => ({ type, data }) as RunStreamEvent);
+/** Starts a one-task run whose builder stays at work, and waits for its claim on the team board. */
+async function builderAtWork(sessions: ScriptedSessions, team: string) {
+  const { runId } = await start({ team, mode: 'v1', tasks: [task('T1', [])] });
+  await waitFor(() => (sessions.starts.some((s) => s.kind === 'task') ? true : undefined), { timeoutMs: 30_000, message: 'the builder to start' });
+  const teamTaskId = (await stateOf(runId)).tasks.T1.teamTaskId!;
+  const board = async () => (await tm.send(listTasks, { team, taskIds: [teamTaskId] })).tasks[0];
+  const claimed = (await waitFor(async () => ((await board())?.status === 'claimed' ? board() : undefined), { timeoutMs: 10_000, message: 'the claim on the board' }))!;
+  return { runId, teamTaskId, board, claimed };
+}
 /** Every persona back in its pool: no leases, nobody queued. */
 const poolsIdle = () => waitFor(async () => {
   const personas = await tm.send(listPersonas, {});
@@ -311,19 +320,15 @@ describe('run process', () => {
     const leaseMs = 1_200; // renewed every quarter (300 ms) by the 200 ms sweep
     const p = processWith(sessions, leaseMs);
     try {
-      const { runId } = await start({ team: 'long-task', mode: 'v1', tasks: [task('T1', [])] });
-      await waitFor(() => (sessions.starts.some((s) => s.kind === 'task') ? true : undefined), { timeoutMs: 30_000, message: 'the builder to start' });
-      const teamTaskId = (await stateOf(runId)).tasks.T1.teamTaskId!;
-      const board = async () => (await tm.send(listTasks, { team: 'long-task', taskIds: [teamTaskId] })).tasks[0];
-      const claimed = await waitFor(async () => ((await board())?.status === 'claimed' ? board() : undefined), { timeoutMs: 10_000, message: 'the claim on the board' });
-      const firstExpiry = Date.parse(claimed!.leaseExpiresAt!);
+      const { runId, teamTaskId, board, claimed } = await builderAtWork(sessions, 'long-task');
+      const firstExpiry = Date.parse(claimed.leaseExpiresAt!);
       // Three leases later the session still works, and the board still names its persona with a live lease.
       await waitFor(async () => (Date.now() > firstExpiry + 2 * leaseMs ? true : undefined), { timeoutMs: 10_000, message: 'time to pass' });
       const held = await waitFor(async () => {
         const t = await board();
         return t && Date.parse(t.leaseExpiresAt!) > Date.now() ? t : undefined;
       }, { timeoutMs: 5_000, message: 'a live lease' });
-      expect(held).toMatchObject({ status: 'claimed', owner: claimed!.owner });
+      expect(held).toMatchObject({ status: 'claimed', owner: claimed.owner });
       const { rows } = await tm.db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM team_manager.events WHERE data ->> 'taskId' = $1 AND type = 'task.heartbeat'`, [teamTaskId]);
       expect(Number(rows[0].n)).toBeGreaterThanOrEqual(3);
       await sessions.release();
@@ -339,13 +344,9 @@ describe('run process', () => {
     const leaseMs = 1_200; // a renewal is due every 300 ms, the sweep runs every 200 ms
     const p = processWith(sessions, leaseMs);
     try {
-      const { runId } = await start({ team: 'gives-back', mode: 'v1', tasks: [task('T1', [])] });
-      await waitFor(() => (sessions.starts.some((s) => s.kind === 'task') ? true : undefined), { timeoutMs: 30_000, message: 'the builder to start' });
-      const teamTaskId = (await stateOf(runId)).tasks.T1.teamTaskId!;
-      const board = async () => (await tm.send(listTasks, { team: 'gives-back', taskIds: [teamTaskId] })).tasks[0];
-      const claimed = await waitFor(async () => ((await board())?.status === 'claimed' ? board() : undefined), { timeoutMs: 10_000, message: 'the claim on the board' });
+      const { teamTaskId, board, claimed } = await builderAtWork(sessions, 'gives-back');
       // What the release_task tool sends for the agent.
-      await tm.send(releaseTask, { team: 'gives-back', taskId: teamTaskId, owner: claimed!.owner!, reason: 'The spec contradicts the existing API' });
+      await tm.send(releaseTask, { team: 'gives-back', taskId: teamTaskId, owner: claimed.owner!, reason: 'The spec contradicts the existing API' });
       const releasedAt = Date.now();
       // Several renewal quarters later, with the session still at work, the task is still pending.
       await waitFor(async () => (Date.now() > releasedAt + 3 * leaseMs ? true : undefined), { timeoutMs: 10_000, message: 'time to pass' });
@@ -366,18 +367,14 @@ describe('run process', () => {
     sessions.hold = (s) => s.kind === 'task';
     const leaseMs = 1_200;
     const first = processWith(sessions, leaseMs);
-    const { runId } = await start({ team: 'lapsed', mode: 'v1', tasks: [task('T1', [])] });
-    await waitFor(() => (sessions.starts.some((s) => s.kind === 'task') ? true : undefined), { timeoutMs: 30_000, message: 'the builder to start' });
-    const teamTaskId = (await stateOf(runId)).tasks.T1.teamTaskId!;
-    const board = async () => (await tm.send(listTasks, { team: 'lapsed', taskIds: [teamTaskId] })).tasks[0];
-    const claimed = await waitFor(async () => ((await board())?.status === 'claimed' ? board() : undefined), { timeoutMs: 10_000, message: 'the claim on the board' });
+    const { runId, board, claimed } = await builderAtWork(sessions, 'lapsed');
     await first.beforeApplicationShutdown();
     await waitFor(async () => ((await board())?.status === 'pending' ? true : undefined), { timeoutMs: 10_000, message: "the team-manager to expire the builder's lease" });
 
     const second = processWith(sessions, leaseMs);
     try {
       const back = await waitFor(async () => ((await board())?.status === 'claimed' ? board() : undefined), { timeoutMs: 10_000, message: 'the task claimed again' });
-      expect(back).toMatchObject({ owner: claimed!.owner });
+      expect(back).toMatchObject({ owner: claimed.owner });
       await sessions.release();
       expect((await completed(runId)).tasks.T1).toMatchObject({ status: 'merged', attempts: 1 });
     } finally {

@@ -30,6 +30,20 @@ function runner(options: Partial<ProcessorOptions> & Pick<ProcessorOptions, 'nam
   return r;
 }
 
+/** A runner that collects the `n` of each event of its own stream, in the order handled. */
+function collecting(prefix: string, options: Partial<ProcessorOptions>) {
+  const stream = `${prefix}-${randomUUID()}`;
+  const handled: number[] = [];
+  const r = runner({
+    name: `${prefix}-${randomUUID()}`,
+    ...options,
+    handle: async (events) => {
+      for (const e of events) if (e.streamId === stream) handled.push((e.data as { n: number }).n);
+    },
+  });
+  return { stream, handled, r };
+}
+
 /** The tables an EXPLAIN (FORMAT JSON) plan reads by sequential scan. */
 function seqScannedTables(plan: unknown): string[] {
   const found: string[] = [];
@@ -376,16 +390,7 @@ describe('ProcessorRunner', () => {
   });
 
   it('an idle processor backs off to its longest idle interval, and still sees an append made elsewhere within it', async () => {
-    const stream = `idle-${randomUUID()}`;
-    const handled: number[] = [];
-    const r = runner({
-      name: `idle-${randomUUID()}`,
-      pollIntervalMs: 5,
-      maxIdlePollMs: 200,
-      handle: async (events) => {
-        for (const e of events) if (e.streamId === stream) handled.push((e.data as { n: number }).n);
-      },
-    });
+    const { stream, handled, r } = collecting('idle', { pollIntervalMs: 5, maxIdlePollMs: 200 });
     r.start();
     await r.waitUntilCaughtUp();
     const before = r.pollCount;
@@ -394,14 +399,7 @@ describe('ProcessorRunner', () => {
     // At a fixed 5 ms that second would hold up to 200 looks; backing off 5, 10, 20 … 200 ms, about ten.
     expect(r.pollCount - before).toBeLessThan(25);
     // An append by another process (a transaction of its own wakes no processor here) is found by the polls.
-    const tx = await db.pool.connect();
-    try {
-      await tx.query('BEGIN');
-      await store.append(stream, [{ type: 'x.y', data: { n: 1 } }], { expected: 'no-stream', client: tx });
-      await tx.query('COMMIT');
-    } finally {
-      tx.release();
-    }
+    await inTransaction((tx) => store.append(stream, [{ type: 'x.y', data: { n: 1 } }], { expected: 'no-stream', client: tx }));
     await waitFor(() => (handled.includes(1) ? true : undefined), { timeoutMs: 5_000, message: 'the append is handled' });
   });
 
@@ -442,16 +440,8 @@ describe('ProcessorRunner', () => {
   });
 
   it('events a batch left behind the fence are looked for again soon, not after the idle interval, once the transaction holding them back ends', async () => {
-    const stream = `fenced-${randomUUID()}`;
-    const handled: number[] = [];
     // A poll interval far beyond the test's timeout: only the eager looks can find the held-back events.
-    const r = runner({
-      name: `fenced-${randomUUID()}`,
-      pollIntervalMs: 600_000,
-      handle: async (events) => {
-        for (const e of events) if (e.streamId === stream) handled.push((e.data as { n: number }).n);
-      },
-    });
+    const { stream, handled, r } = collecting('fenced', { pollIntervalMs: 600_000 });
     r.start();
     await r.waitUntilCaughtUp();
     // Appends through a caller's own transaction wake no processor, so the order of events is ours to set.

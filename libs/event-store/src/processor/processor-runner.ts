@@ -39,7 +39,7 @@ export interface ProcessorOptions {
    */
   pollIntervalMs?: number;
   /**
-   * The longest idle interval (default 400 ms): each look that finds nothing for this processor
+   * The longest idle interval (default 400 ms, at most a quarter of the lease): each look that finds nothing for this processor
    * doubles the interval from `pollIntervalMs` up to this, and any work, or an append signal for its
    * types, brings it back. An idle service then costs a few statements a second instead of forty per
    * processor; appends in this process still wake it at once, appends by other replicas are seen
@@ -127,8 +127,9 @@ export class ProcessorRunner {
     this.q = quoteIdent(options.schema);
     this.batchSize = options.batchSize ?? 500;
     this.pollIntervalMs = options.pollIntervalMs ?? 25;
-    this.maxIdlePollMs = Math.max(this.pollIntervalMs, options.maxIdlePollMs ?? 400);
     this.leaseMs = options.leaseMs ?? 10_000;
+    // Never so long that the lease runs out between two looks (a look renews it once a third has passed).
+    this.maxIdlePollMs = Math.max(this.pollIntervalMs, Math.min(options.maxIdlePollMs ?? 400, this.leaseMs / 4));
   }
 
   get name(): string {
@@ -489,9 +490,7 @@ export class ProcessorRunner {
   /** While someone waits for "caught up" or committed events wait behind the fence, poll eagerly; else back off while idle. */
   private idleMs(): number {
     if (this.caughtUpWaiters.length > 0 || this.fencedBacklog) return Math.min(this.pollIntervalMs, 10);
-    // Never so long that the lease runs out between two looks (a look renews it once a third has passed).
-    const longest = Math.max(this.pollIntervalMs, Math.min(this.maxIdlePollMs, this.leaseMs / 4));
-    return Math.min(longest, this.pollIntervalMs * 2 ** Math.min(this.idleLooks, 16));
+    return Math.min(this.maxIdlePollMs, this.pollIntervalMs * 2 ** Math.min(this.idleLooks, 16));
   }
 
   /**
