@@ -120,7 +120,11 @@ describe('headspace CLI against a running gateway', { timeout: 180_000 }, () => 
     const sent = await cli(['msg', 'send', '-t', 'apollo', 'Please add the missing email index too', '--from', 'robbo', '--to', 'con']);
     expect(sent.stderr).toBe('');
     expect(sent.stdout).toContain('Sent to');
-    const inbox = await cli(['msg', 'inbox', '-t', 'apollo', 'con']);
+    // The inbox reads the mailbox projection, which trails the send by a few milliseconds.
+    const inbox = await waitFor(async () => {
+      const read = await cli(['msg', 'inbox', '-t', 'apollo', 'con']);
+      return read.stdout.includes('has no messages') ? undefined : read;
+    }, { message: "con's inbox shows the message" });
     expect(inbox.stdout).toMatch(/robbo .*message .*Please add the missing email index too/);
     const tooShort = await cli(['msg', 'send', '-t', 'apollo', 'hi', '--from', 'robbo', '--to', 'con']);
     expect(tooShort.code).toBe(2);

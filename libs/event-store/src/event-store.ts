@@ -4,7 +4,7 @@ import type { EventRegistry } from '@headspace/contracts';
 import type { Pool, PoolClient } from 'pg';
 import { appendManyParameters, appendManyStatement, expectations, firstConflict, isAppendManyConflict } from './append-many';
 import { appendOneStatements, appendStatements, type CasKind } from './append-sql';
-import { signalAppended } from './append-signal';
+import { deferAppendSignal, dropAppendSignals, releaseAppendSignals, signalAppended } from './append-signal';
 import { ConcurrencyError } from './concurrency-error';
 import { categoryOf, deterministicEventId } from './event-id';
 import { quoteIdent } from './quote-ident';
@@ -43,6 +43,30 @@ export class EventStore {
     this.manyStatement = appendManyStatement(this.q);
   }
 
+  /**
+   * Runs `work` in one transaction on a client of the store's pool and commits it; on any error it
+   * rolls back and rethrows. Appends made with `client` wake this process's processors once the
+   * commit is done (an append in a caller's own BEGIN/COMMIT wakes nobody until the caller calls
+   * `releaseAppendSignals(client)` after committing).
+   */
+  async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      releaseAppendSignals(client);
+      return result;
+    } catch (error) {
+      dropAppendSignals(client);
+      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
   async append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
     const category = categoryOf(streamId);
@@ -60,8 +84,7 @@ export class EventStore {
         span.setAttribute('headspace.replayed', result.replayed);
         if (!result.replayed) {
           appended.add(events.length, { category, schema: this.schema });
-          // Committed unless it ran in the caller's transaction; then the processors' own polls find it.
-          if (!options.client) signalAppended(this.schema, events.map((e) => e.type));
+          this.signal(options.client, events.map((e) => e.type));
         }
         return result;
       } catch (error) {
@@ -119,7 +142,7 @@ export class EventStore {
           return appendResult(entry.streamId, byStream.get(entry.streamId)!.slice(from, from + entry.events.length), false);
         });
         for (const [category, count] of plan.categories) appended.add(count, { category, schema: this.schema });
-        if (!options.client) signalAppended(this.schema, appends.flatMap((entry) => entry.events.map((e) => e.type)));
+        this.signal(options.client, appends.flatMap((entry) => entry.events.map((e) => e.type)));
         return results;
       } catch (error) {
         span.recordException(error as Error);
@@ -189,6 +212,12 @@ export class EventStore {
       [eventIds],
     );
     return rows.length ? appendResult(streamId, rows, true) : null;
+  }
+
+  /** Committed appends wake processors now; those in a caller's transaction when it commits. */
+  private signal(client: PoolClient | undefined, types: string[]): void {
+    if (client) deferAppendSignal(client, this.schema, types);
+    else signalAppended(this.schema, types);
   }
 
   private prepare(event: NewEvent, index: number, streamId: string, options: Pick<AppendOptions, 'commandId' | 'metadata'>) {

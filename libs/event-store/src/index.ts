@@ -9,3 +9,4 @@ export * from './migrate';
 export * from './processor/processor-runner';
 export { EVENT_COLUMNS } from './row-mapping';
 export { quoteIdent } from './quote-ident';
+export { releaseAppendSignals, dropAppendSignals } from './append-signal';

@@ -134,22 +134,13 @@ export class BudgetGroupCommit {
   }
 
   private async locked(commands: TickCommand<unknown>[]): Promise<TickOutcome<unknown>[]> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      ticks.add(1, { mode: 'locked' });
-      await client.query('BEGIN');
+    ticks.add(1, { mode: 'locked' });
+    const done = await this.store.transaction(async (client) => {
       await this.budgets.lock(budgetIdsOf(commands), client);
-      const done = (await this.decideAndAppend(commands, await this.read(commands, client), client))!;
-      await client.query('COMMIT');
-      this.remember(done.changed);
-      return done.outcomes;
-    } catch (error) {
-      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
-      throw error;
-    } finally {
-      client.release(broken);
-    }
+      return (await this.decideAndAppend(commands, await this.read(commands, client), client))!;
+    });
+    this.remember(done.changed);
+    return done.outcomes;
   }
 
   /** The tick's budgets as this instance last saw them, when it has them all and no other instance raced it lately. */

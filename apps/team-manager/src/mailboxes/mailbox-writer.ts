@@ -132,16 +132,8 @@ export class MailboxWriter {
       await this.store.append(streams[0], byStream.get(streams[0])!, { expected: expectedFor(streams[0]), commandId, metadata });
       return;
     }
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    await this.store.transaction(async (client) => {
       for (const stream of streams) await this.store.append(stream, byStream.get(stream)!, { expected: expectedFor(stream), commandId, metadata, client });
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 }

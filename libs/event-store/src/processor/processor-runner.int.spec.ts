@@ -300,6 +300,46 @@ describe('ProcessorRunner', () => {
     expect(typedSeen).toEqual([eventIds[1]]);
   });
 
+  it("appends in a transaction wake idle processors when it commits: the store's own transaction and a processor's batch alike", async () => {
+    const a = collecting('wake-tx', { pollIntervalMs: 60_000, types: ['wake-tx.first'] });
+    // Handles what `a` appends from its batch's transaction.
+    const b = collecting('wake-tx-chained', { pollIntervalMs: 60_000, types: ['wake-tx.second'] });
+    const chained = runner({
+      name: `wake-tx-chain-${randomUUID()}`,
+      pollIntervalMs: 60_000,
+      types: ['wake-tx.first'],
+      handle: async (events, client) => {
+        for (const e of events) {
+          if (e.streamId !== a.stream) continue;
+          await store.append(b.stream, [{ type: 'wake-tx.second', data: e.data }], { expected: 'any', commandId: e.eventId, client });
+        }
+      },
+    });
+    for (const r of [a.r, b.r, chained]) r.start();
+    await Promise.all([a.r, b.r, chained].map((r) => r.waitUntilCaughtUp()));
+    await store.transaction(async (client) => {
+      await store.append(a.stream, [{ type: 'wake-tx.first', data: { n: 1 } }], { expected: 'no-stream', client });
+      await store.append(a.stream, [{ type: 'wake-tx.first', data: { n: 2 } }], { expected: 1n, client });
+    });
+    // Far below the 60 s idle interval: only the signals released by the commits explain the pickups.
+    await waitFor(() => a.handled.length === 2 && b.handled.length === 2, { timeoutMs: 5_000, message: 'woken by the commits' });
+    expect(a.handled).toEqual([1, 2]);
+    expect(b.handled).toEqual([1, 2]);
+  });
+
+  it('a transaction that rolls back appends nothing and leaves the store usable', async () => {
+    const stream = `rolled-back-${randomUUID()}`;
+    await expect(
+      store.transaction(async (client) => {
+        await store.append(stream, [{ type: 'x.y', data: { n: 1 } }], { expected: 'no-stream', client });
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    expect(await store.readStream(stream)).toEqual([]);
+    await store.transaction((client) => store.append(stream, [{ type: 'x.y', data: { n: 2 } }], { expected: 'no-stream', client }));
+    expect((await store.readStream(stream)).map((e) => e.data)).toEqual([{ n: 2 }]);
+  });
+
   it('batches holding none of its event types are skipped without writing the checkpoint; a restart skips them again', async () => {
     const name = `typed-${randomUUID()}`;
     const stream = `typed-${randomUUID()}`;

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { meter } from '@headspace/telemetry';
 import type { Pool, PoolClient } from 'pg';
-import { onAppended } from '../append-signal';
+import { dropAppendSignals, onAppended, releaseAppendSignals } from '../append-signal';
 import { quoteIdent } from '../quote-ident';
 import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from '../row-mapping';
 import type { RecordedEvent } from '../types';
@@ -396,6 +396,7 @@ export class ProcessorRunner {
         return rows.length;
       }
       if (wanted.length > 0) await this.handleInSpan(wanted, client);
+      if (!transactional) releaseAppendSignals(client); // the handler's appends committed on their own
       if (transactional) {
         await client.query(
           `UPDATE ${this.q}.checkpoints SET transaction_id = $2::xid8, global_position = $3,
@@ -405,6 +406,7 @@ export class ProcessorRunner {
         );
         await client.query('COMMIT');
         open = false;
+        releaseAppendSignals(client); // what the handler appended in the batch's transaction
       } else if (!(await this.renewLease(client, last))) {
         // Another instance took the lease while the handler ran: it repeats this batch (the
         // handler's effects are idempotent, which this mode requires).
@@ -416,6 +418,7 @@ export class ProcessorRunner {
       this.updateLag(rows.length === this.batchSize ? this.batchSize : 0);
       return rows.length;
     } finally {
+      dropAppendSignals(client); // a batch that did not commit appended nothing
       if (open) await client.query('ROLLBACK').catch(() => undefined);
       client.release();
     }

@@ -52,10 +52,16 @@ describe('relay crash', () => {
     await waitFor(() => firstBatch, { message: 'first batch published' });
     await crashing.kill();
 
-    expect(firstBatch).toEqual(ids.slice(0, 10));
+    // The fence is cluster-wide: a transaction another spec file holds open can keep some of the 30
+    // behind it, so the first batch is the log's first 1 to 10 events, and retries may publish more.
+    expect(firstBatch!.length).toBeGreaterThan(0);
+    expect(firstBatch).toEqual(ids.slice(0, firstBatch!.length));
     const { rows: cp } = await db.pool.query(`SELECT global_position FROM ${schema}.checkpoints WHERE processor = 'relay:nats'`);
     expect(cp[0].global_position).toBe('0');
-    expect((await readAll(nc, stream)).map((m) => m.header.get('Nats-Msg-Id'))).toEqual(ids.slice(0, 10));
+    const published = (await readAll(nc, stream)).map((m) => m.header.get('Nats-Msg-Id'));
+    expect(published.length).toBeGreaterThanOrEqual(firstBatch!.length);
+    expect(published.length).toBeLessThanOrEqual(10);
+    expect(published).toEqual(ids.slice(0, published.length));
 
     const consumer = await createConsumer({
       js: jetstream(nc),
@@ -75,7 +81,7 @@ describe('relay crash', () => {
     const fresh = await createRelay({ pool: db.pool, schema, nc, service, batchSize: 10, leaseMs: 1_000, pollIntervalMs: 5, instanceId: 'relay-fresh' });
     try {
       await fresh.waitUntilCaughtUp();
-      expect(fresh.stats.duplicates).toBeGreaterThanOrEqual(10);
+      expect(fresh.stats.duplicates).toBe(published.length);
       expect(fresh.stats.published + fresh.stats.duplicates).toBe(30);
       expect((await readAll(nc, stream)).map((m) => m.header.get('Nats-Msg-Id'))).toEqual(ids);
 

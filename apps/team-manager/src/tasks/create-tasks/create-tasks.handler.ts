@@ -2,10 +2,9 @@ import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationB
 import { createTask, createTasks, taskListStreamId, taskStreamId } from '@headspace/contracts';
 import { EventStore, foldEvents, idFromCommand, withRetry, type RecordedEvent } from '@headspace/event-store';
 import { serveRequests, type RequestContext, type RequestServer } from '@headspace/messaging';
-import { NATS_CONNECTION, PG_POOL } from '@headspace/platform';
+import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { randomUUID } from 'node:crypto';
-import type { Pool } from 'pg';
 import type { z } from 'zod';
 import { taskListDecider, type NewTask, type TaskListEvent } from '../task-list.decider';
 import { TASK_RETRY, eventMetadata, requireTeam, TASK_SETTINGS, type TaskSettings, } from '../task-streams';
@@ -27,7 +26,6 @@ export class CreateTasksHandler implements OnApplicationBootstrap, BeforeApplica
     private readonly store: EventStore,
     @Inject(TASK_SETTINGS) private readonly settings: TaskSettings,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(PG_POOL) private readonly pool: Pool,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -72,9 +70,7 @@ export class CreateTasksHandler implements OnApplicationBootstrap, BeforeApplica
       foldEvents(taskListDecider, history),
     );
     const metadata = eventMetadata(ctx, commandId);
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    return this.store.transaction(async (client) => {
       // Keep the write transaction short and bounded: it holds the list row and the xid8 read fence.
       await client.query(`SET LOCAL statement_timeout = '5s'`);
       const result = await this.store.append(listId, decision.list, {
@@ -87,13 +83,7 @@ export class CreateTasksHandler implements OnApplicationBootstrap, BeforeApplica
       for (const event of created) {
         await this.store.append(taskStreamId(team, event.data.taskId), [event], { expected: 'no-stream', commandId, metadata, client });
       }
-      await client.query('COMMIT');
       return { taskIds, streamVersion: result.nextExpectedVersion.toString() };
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 }
