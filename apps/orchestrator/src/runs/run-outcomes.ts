@@ -10,6 +10,8 @@ export interface SessionOutcome {
   summary: string;
   output: PhaseOutput;
   files: string[];
+  /** A task session whose agent gave its task back (release_task): a failed attempt, whatever the session's end. */
+  gaveBack?: boolean;
   /** v2: the plan-approval the proposed tasks wait on. */
   approvalId?: string;
   now: string;
@@ -116,8 +118,9 @@ function taskEvents(state: RunState, started: Started, session: RunSessionState,
   const task = state.tasks[key];
   const status = o.output.kind === 'task' ? o.output.status : 'unknown';
   // "unknown": no usable reflection after a normal end; QA judges the work instead.
-  const completed = o.exitReason === 'completed' && (status === 'completed' || status === 'unknown');
-  const handedOff = o.exitReason === 'handoff';
+  const completed = !o.gaveBack && o.exitReason === 'completed' && (status === 'completed' || status === 'unknown');
+  const handedOff = !o.gaveBack && o.exitReason === 'handoff';
+  const summary = o.gaveBack ? `Gave the task back (release_task). ${o.summary}` : o.summary;
   const events: RunEvent[] = [
     {
       type: 'run.task-finished',
@@ -129,7 +132,7 @@ function taskEvents(state: RunState, started: Started, session: RunSessionState,
         sessionId: session.sessionId,
         attempt: session.attempt,
         outcome: completed ? 'completed' : handedOff ? 'handed-off' : 'failed',
-        summary: o.summary.slice(0, 10_000),
+        summary: summary.slice(0, 10_000),
         files: o.files,
         at: o.now,
       },
@@ -140,7 +143,7 @@ function taskEvents(state: RunState, started: Started, session: RunSessionState,
     // Team → Gavin; in v1 the operator is the PM.
     const to: EscalationLevel = started.mode === 'v1' ? 'operator' : 'gavin';
     const subject = `${key} '${task?.task.subject ?? key}' failed ${session.attempt} time${session.attempt === 1 ? '' : 's'}`;
-    events.push(escalate(state, { base: `${key}-attempts`, from: session.persona, to, subject, details: o.summary, about: key }, o.now));
+    events.push(escalate(state, { base: `${key}-attempts`, from: session.persona, to, subject, details: summary, about: key }, o.now));
   }
   return events;
 }

@@ -30,7 +30,7 @@ const session = (sessionId: string, purpose: Purpose, persona: string, extra: { 
   type: 'run.session-started',
   data: { runId, sessionId, purpose, persona, attempt: extra.attempt ?? 1, ...(({ attempt: _a, ...rest }) => rest)(extra), at: now },
 });
-const outcome = (sessionId: string, output: PhaseOutput, exitReason = 'completed', extra: { approvalId?: string } = {}): RunCommand => ({
+const outcome = (sessionId: string, output: PhaseOutput, exitReason = 'completed', extra: { approvalId?: string; gaveBack?: boolean } = {}): RunCommand => ({
   type: 'record-session-outcome',
   runId,
   sessionId,
@@ -239,6 +239,20 @@ describe('run decider: execution', () => {
     const base = [...building(), session('a1', 'task', 'con', { taskKey: 'T1' })];
     expect(after(base, outcome('a1', { kind: 'task', status: 'partial' })).tasks.T1.status).toBe('pending');
     expect(after(base, outcome('a1', { kind: 'task', status: 'completed' }, 'max_turns')).tasks.T1.status).toBe('pending');
+  });
+
+  it('a builder that gave its task back has failed the attempt, even when its session ends as completed or hands off, and the task is tried again', () => {
+    const base = [...building(), session('a1', 'task', 'con', { taskKey: 'T1' })];
+    const gaveBack = outcome('a1', { kind: 'task', status: 'completed' }, 'completed', { gaveBack: true });
+    spec_.given(base).when(gaveBack).then([
+      ended('a1'),
+      {
+        type: 'run.task-finished',
+        data: { runId, taskKey: 'T1', subject: 'Add topWords', persona: 'con', sessionId: 'a1', attempt: 1, outcome: 'failed', summary: 'Gave the task back (release_task). done', files: ['src/a.js'], at: now },
+      },
+    ]);
+    expect(after(base, gaveBack).tasks.T1.status).toBe('pending');
+    expect(after(base, outcome('a1', { kind: 'task', status: 'unknown' }, 'handoff', { gaveBack: true })).tasks.T1).toMatchObject({ status: 'pending', handoffs: 0 });
   });
 
   it('a session that hands off at the context threshold is continued by a fresh session of the same persona, on the same attempt, from its handoff', () => {

@@ -65,6 +65,8 @@ class ScriptedSessions implements RunSessionsPort {
   hold?: (s: RunSessionStart) => boolean;
   /** Sessions that fill their context: they write a handoff and end as `handoff` instead of finishing. */
   handsOff?: (s: RunSessionStart) => boolean;
+  /** Task sessions whose agent gives its task back with release_task, then ends its session as completed all the same. */
+  givesBack?: (s: RunSessionStart) => boolean;
   private held: RunSessionStart[] = [];
 
   constructor(private readonly qaFailsFirst = true) {}
@@ -94,6 +96,7 @@ class ScriptedSessions implements RunSessionsPort {
       return;
     }
     const output = await this.work(s);
+    if (s.taskId && this.givesBack?.(s)) await giveBack(s);
     const recorder = await SessionRecorder.load(store, s.sessionId);
     const reflection = { task_result: { status: 'completed', summary: `${s.persona} done`, files_changed: [], ...(output ? { output } : {}) }, reflection: { what_worked: '', what_didnt: '', confidence: 'high' }, suggested_learnings: [] };
     await recorder.record({ type: 'record-reflection', sessionId: s.sessionId, reflection, malformed: false, now: new Date().toISOString() });
@@ -122,6 +125,19 @@ class ScriptedSessions implements RunSessionsPort {
         return { verdict: 'done', report: 'All criteria met', issues: [] };
     }
   }
+}
+
+/** What an agent's release_task call leaves: the release on the team board, the model's tool use and the tool's result in the session. */
+async function giveBack(s: RunSessionStart): Promise<void> {
+  const reason = 'The spec contradicts the existing API';
+  await tm.send(releaseTask, { team: s.team, taskId: s.taskId!, owner: s.persona, reason });
+  const recorder = await SessionRecorder.load(store, s.sessionId);
+  const toolUse = { type: 'tool_use', id: 'tu-release', name: 'release_task', input: { task_id: s.taskId, reason } };
+  const usage = { inputTokens: 100, outputTokens: 20, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0, cacheReadTokens: 0 };
+  const now = new Date().toISOString();
+  await recorder.record({ type: 'record-model-call', sessionId: s.sessionId, turn: 1, model: s.model, stopReason: 'tool_use', content: [toolUse], usage, injectedMessageIds: [], durationMs: 5, now });
+  const content = JSON.stringify({ id: s.taskId, title: 'Task', status: 'pending', attempt: 1, escalated: false });
+  await recorder.record({ type: 'record-tool-call', sessionId: s.sessionId, turn: 1, toolUseId: 'tu-release', tool: 'release_task', isError: false, content, filesModified: [], hooks: [], durationMs: 3, now });
 }
 
 const noSessions: RunSessionsPort = { simulated: true, start: async () => undefined };
@@ -362,6 +378,25 @@ describe('run process', () => {
     }
   });
 
+  it('a builder that gives its task back (release_task) has failed that attempt, whatever its session says: nothing of it is merged, and the next attempt builds the task', async () => {
+    const sessions = new ScriptedSessions(false);
+    sessions.givesBack = (s) => s.kind === 'task' && s.sessionId.endsWith('.a1');
+    const p = processWith(sessions);
+    try {
+      const { runId } = await start({ team: 'gave-up', mode: 'v1', tasks: [task('T1', [])] });
+      const state = await completed(runId);
+      expect(sessions.starts.filter((s) => s.kind === 'task').map((s) => s.sessionId.split('.').at(-1))).toEqual(['a1', 'a2']);
+      const finished = (await eventsOf(runId)).flatMap((e) => (e.type === 'run.task-finished' ? [e.data] : []));
+      expect(finished.map((f) => [f.attempt, f.outcome])).toEqual([[1, 'failed'], [2, 'completed']]);
+      expect(finished[0].summary).toMatch(/^Gave the task back \(release_task\)\. /);
+      const merges = (await git(state.workspace!.dir, ['log', '--format=%s', '--merges'])).stdout.trim().split('\n');
+      expect(merges.filter((m) => m.startsWith('Merge T1 '))).toEqual([expect.stringMatching(/^Merge T1 \(\w+\): Task T1$/)]);
+      await poolsIdle();
+    } finally {
+      await p.beforeApplicationShutdown();
+    }
+  });
+
   it('a builder whose claim expired while no orchestrator ran gets its task back when a process resumes the run', async () => {
     const sessions = new ScriptedSessions(false);
     sessions.hold = (s) => s.kind === 'task';
@@ -413,7 +448,9 @@ describe('run process', () => {
     try {
       const { runId } = await start({ team: 'zeta', mode: 'v1', tasks: [task('A', []), task('B', [])] });
       await waitFor(() => (sessions.starts.filter((s) => s.kind === 'task').length === 2 ? true : undefined), { timeoutMs: 30_000, message: 'both builders to start' });
-      expect((await tm.send(listPersonas, {})).activeAgents).toBe(2);
+      // The persona board is a projection: both leases show there a moment after the sessions start.
+      const leased = await waitFor(async () => ((await tm.send(listPersonas, {})).activeAgents === 2 ? true : undefined), { timeoutMs: 10_000, message: 'both personas leased' });
+      expect(leased).toBe(true);
       const run = await RunRecorder.load(store, runId);
       await run.record({ type: 'fail-run', runId, reason: 'Stopped by the operator', now: new Date().toISOString() });
       await sessions.release();

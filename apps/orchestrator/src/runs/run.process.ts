@@ -181,6 +181,7 @@ export class RunProcess implements OnApplicationBootstrap, BeforeApplicationShut
       this.board.ended(session.sessionId);
       const output = parsePhaseOutput(session.purpose, outcome.reflection);
       const approvalId = await this.approvalFor(run.state, session, output);
+      const teamTaskId = session.taskKey ? run.state.tasks[session.taskKey]?.teamTaskId : undefined;
       await run.record({
         type: 'record-session-outcome',
         runId: run.runId,
@@ -190,6 +191,7 @@ export class RunProcess implements OnApplicationBootstrap, BeforeApplicationShut
         output,
         files: outcome.filesModified,
         ...(approvalId ? { approvalId } : {}),
+        ...(teamTaskId && outcome.gaveBack.includes(teamTaskId) ? { gaveBack: true } : {}),
         now: now(),
       });
     }

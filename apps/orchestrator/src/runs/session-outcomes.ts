@@ -1,12 +1,14 @@
 import { renderHandoffMarkdown } from '@headspace/agent-runtime';
-import { sessionStreamId, type EventData, type sessionEnded, type sessionHandedOff, type sessionReflected } from '@headspace/contracts';
-import type { EventStore } from '@headspace/event-store';
+import { sessionStreamId, type EventData, type sessionEnded, type sessionHandedOff, type sessionReflected, type sessionToolCalled } from '@headspace/contracts';
+import type { EventStore, RecordedEvent } from '@headspace/event-store';
 
 export interface RecordedSessionOutcome {
   exitReason: string;
   summary: string;
   filesModified: string[];
   reflection?: Record<string, unknown>;
+  /** Team task ids the agent gave back with release_task and did not claim again. */
+  gaveBack: string[];
 }
 
 /** What a session's own stream says: whether it was started at all, and its outcome once it has ended. */
@@ -21,8 +23,30 @@ export async function readSessionOutcome(store: EventStore, sessionId: string): 
   const summary = ended.exitReason === 'handoff' && handedOff ? renderHandoff(handedOff.handoff) ?? ended.summary : ended.summary;
   return {
     started: true,
-    outcome: { exitReason: ended.exitReason, summary, filesModified: ended.filesModified, ...(reflection ? { reflection } : {}) },
+    outcome: { exitReason: ended.exitReason, summary, filesModified: ended.filesModified, ...(reflection ? { reflection } : {}), gaveBack: givenBack(events) },
   };
+}
+
+/** The tasks whose last successful claim_task or release_task call in the session was the release (a tool's result is the task's view, with its id). */
+export function givenBack(events: RecordedEvent[]): string[] {
+  const last = new Map<string, string>();
+  for (const event of events) {
+    if (event.type !== 'session.tool-called') continue;
+    const call = event.data as EventData<typeof sessionToolCalled>;
+    if (call.isError || (call.tool !== 'release_task' && call.tool !== 'claim_task')) continue;
+    const taskId = taskIdOf(call.content);
+    if (taskId) last.set(taskId, call.tool);
+  }
+  return [...last].filter(([, tool]) => tool === 'release_task').map(([taskId]) => taskId);
+}
+
+function taskIdOf(content: string): string | undefined {
+  try {
+    const view = JSON.parse(content) as { id?: unknown };
+    return typeof view.id === 'string' ? view.id : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function renderHandoff(artefact: Record<string, unknown>): string | undefined {
