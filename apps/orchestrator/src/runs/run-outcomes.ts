@@ -11,7 +11,7 @@ export interface SessionOutcome {
   output: PhaseOutput;
   files: string[];
   /** A task session whose agent gave its task back (release_task): a failed attempt, whatever the session's end. */
-  gaveBack?: boolean;
+  gaveBack?: { reason: string };
   /** v2: the plan-approval the proposed tasks wait on. */
   approvalId?: string;
   now: string;
@@ -120,7 +120,7 @@ function taskEvents(state: RunState, started: Started, session: RunSessionState,
   // "unknown": no usable reflection after a normal end; QA judges the work instead.
   const completed = !o.gaveBack && o.exitReason === 'completed' && (status === 'completed' || status === 'unknown');
   const handedOff = !o.gaveBack && o.exitReason === 'handoff';
-  const summary = o.gaveBack ? `Gave the task back (release_task). ${o.summary}` : o.summary;
+  const summary = o.gaveBack ? `Gave the task back (release_task): ${o.gaveBack.reason}\n\n${o.summary}` : o.summary;
   const events: RunEvent[] = [
     {
       type: 'run.task-finished',

@@ -30,7 +30,7 @@ const session = (sessionId: string, purpose: Purpose, persona: string, extra: { 
   type: 'run.session-started',
   data: { runId, sessionId, purpose, persona, attempt: extra.attempt ?? 1, ...(({ attempt: _a, ...rest }) => rest)(extra), at: now },
 });
-const outcome = (sessionId: string, output: PhaseOutput, exitReason = 'completed', extra: { approvalId?: string; gaveBack?: boolean } = {}): RunCommand => ({
+const outcome = (sessionId: string, output: PhaseOutput, exitReason = 'completed', extra: { approvalId?: string; gaveBack?: { reason: string } } = {}): RunCommand => ({
   type: 'record-session-outcome',
   runId,
   sessionId,
@@ -243,16 +243,16 @@ describe('run decider: execution', () => {
 
   it('a builder that gave its task back has failed the attempt, even when its session ends as completed or hands off, and the task is tried again', () => {
     const base = [...building(), session('a1', 'task', 'con', { taskKey: 'T1' })];
-    const gaveBack = outcome('a1', { kind: 'task', status: 'completed' }, 'completed', { gaveBack: true });
+    const gaveBack = outcome('a1', { kind: 'task', status: 'completed' }, 'completed', { gaveBack: { reason: 'The spec contradicts the API' } });
     spec_.given(base).when(gaveBack).then([
       ended('a1'),
       {
         type: 'run.task-finished',
-        data: { runId, taskKey: 'T1', subject: 'Add topWords', persona: 'con', sessionId: 'a1', attempt: 1, outcome: 'failed', summary: 'Gave the task back (release_task). done', files: ['src/a.js'], at: now },
+        data: { runId, taskKey: 'T1', subject: 'Add topWords', persona: 'con', sessionId: 'a1', attempt: 1, outcome: 'failed', summary: 'Gave the task back (release_task): The spec contradicts the API\n\ndone', files: ['src/a.js'], at: now },
       },
     ]);
     expect(after(base, gaveBack).tasks.T1.status).toBe('pending');
-    expect(after(base, outcome('a1', { kind: 'task', status: 'unknown' }, 'handoff', { gaveBack: true })).tasks.T1).toMatchObject({ status: 'pending', handoffs: 0 });
+    expect(after(base, outcome('a1', { kind: 'task', status: 'unknown' }, 'handoff', { gaveBack: { reason: 'The spec contradicts the API' } })).tasks.T1).toMatchObject({ status: 'pending', handoffs: 0 });
   });
 
   it('a session that hands off at the context threshold is continued by a fresh session of the same persona, on the same attempt, from its handoff', () => {

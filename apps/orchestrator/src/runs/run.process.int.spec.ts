@@ -388,7 +388,7 @@ describe('run process', () => {
       expect(sessions.starts.filter((s) => s.kind === 'task').map((s) => s.sessionId.split('.').at(-1))).toEqual(['a1', 'a2']);
       const finished = (await eventsOf(runId)).flatMap((e) => (e.type === 'run.task-finished' ? [e.data] : []));
       expect(finished.map((f) => [f.attempt, f.outcome])).toEqual([[1, 'failed'], [2, 'completed']]);
-      expect(finished[0].summary).toMatch(/^Gave the task back \(release_task\)\. /);
+      expect(finished[0].summary).toMatch(/^Gave the task back \(release_task\): The spec contradicts the existing API\n/);
       const merges = (await git(state.workspace!.dir, ['log', '--format=%s', '--merges'])).stdout.trim().split('\n');
       expect(merges.filter((m) => m.startsWith('Merge T1 '))).toEqual([expect.stringMatching(/^Merge T1 \(\w+\): Task T1$/)]);
       await poolsIdle();

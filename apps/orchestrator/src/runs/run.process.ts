@@ -182,6 +182,7 @@ export class RunProcess implements OnApplicationBootstrap, BeforeApplicationShut
       const output = parsePhaseOutput(session.purpose, outcome.reflection);
       const approvalId = await this.approvalFor(run.state, session, output);
       const teamTaskId = session.taskKey ? run.state.tasks[session.taskKey]?.teamTaskId : undefined;
+      const gaveBack = outcome.gaveBack.find((g) => g.taskId === teamTaskId);
       await run.record({
         type: 'record-session-outcome',
         runId: run.runId,
@@ -191,7 +192,7 @@ export class RunProcess implements OnApplicationBootstrap, BeforeApplicationShut
         output,
         files: outcome.filesModified,
         ...(approvalId ? { approvalId } : {}),
-        ...(teamTaskId && outcome.gaveBack.includes(teamTaskId) ? { gaveBack: true } : {}),
+        ...(gaveBack ? { gaveBack: { reason: gaveBack.reason } } : {}),
         now: now(),
       });
     }

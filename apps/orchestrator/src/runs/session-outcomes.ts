@@ -1,5 +1,5 @@
 import { renderHandoffMarkdown } from '@headspace/agent-runtime';
-import { sessionStreamId, type EventData, type sessionEnded, type sessionHandedOff, type sessionReflected, type sessionToolCalled } from '@headspace/contracts';
+import { sessionStreamId, type EventData, type sessionEnded, type sessionHandedOff, type sessionModelCalled, type sessionReflected, type sessionToolCalled } from '@headspace/contracts';
 import type { EventStore, RecordedEvent } from '@headspace/event-store';
 
 export interface RecordedSessionOutcome {
@@ -7,8 +7,8 @@ export interface RecordedSessionOutcome {
   summary: string;
   filesModified: string[];
   reflection?: Record<string, unknown>;
-  /** Team task ids the agent gave back with release_task and did not claim again. */
-  gaveBack: string[];
+  /** The tasks the agent gave back with release_task and did not claim again, with the reason it gave. */
+  gaveBack: GivenBack[];
 }
 
 /** What a session's own stream says: whether it was started at all, and its outcome once it has ended. */
@@ -27,17 +27,32 @@ export async function readSessionOutcome(store: EventStore, sessionId: string): 
   };
 }
 
-/** The tasks whose last successful claim_task or release_task call in the session was the release (a tool's result is the task's view, with its id). */
-export function givenBack(events: RecordedEvent[]): string[] {
-  const last = new Map<string, string>();
+export interface GivenBack {
+  taskId: string;
+  reason: string;
+}
+
+/**
+ * The tasks whose last successful claim_task or release_task call in the session was the release. A
+ * tool's result is the task's view (with its id); the reason is in the model's tool_use input.
+ */
+export function givenBack(events: RecordedEvent[]): GivenBack[] {
+  const reasons = new Map<string, string>();
+  const last = new Map<string, { tool: string; reason: string }>();
   for (const event of events) {
+    if (event.type === 'session.model-called') {
+      for (const block of (event.data as EventData<typeof sessionModelCalled>).content as Array<{ type: string; id?: string; name?: string; input?: { reason?: unknown } }>) {
+        if (block.type === 'tool_use' && block.name === 'release_task' && block.id && typeof block.input?.reason === 'string') reasons.set(block.id, block.input.reason);
+      }
+      continue;
+    }
     if (event.type !== 'session.tool-called') continue;
     const call = event.data as EventData<typeof sessionToolCalled>;
     if (call.isError || (call.tool !== 'release_task' && call.tool !== 'claim_task')) continue;
     const taskId = taskIdOf(call.content);
-    if (taskId) last.set(taskId, call.tool);
+    if (taskId) last.set(taskId, { tool: call.tool, reason: reasons.get(call.toolUseId) ?? 'no reason recorded' });
   }
-  return [...last].filter(([, tool]) => tool === 'release_task').map(([taskId]) => taskId);
+  return [...last].filter(([, call]) => call.tool === 'release_task').map(([taskId, { reason }]) => ({ taskId, reason }));
 }
 
 function taskIdOf(content: string): string | undefined {
