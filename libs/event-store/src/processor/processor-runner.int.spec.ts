@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, waitFor, type TestDatabase } from '@headspace/testing';
+import { signalAppended } from '../append-signal';
 import { EventStore } from '../event-store';
 import { migrate } from '../migrate';
 import type { RecordedEvent } from '../types';
@@ -427,6 +428,47 @@ describe('ProcessorRunner', () => {
     const row = (await db.pool.query(`SELECT handled, total FROM ${schema}.tally WHERE stream_id = $1`, [id])).rows[0];
     expect(row).toEqual({ handled: 2, total: '10' });
     expect(await r.lag()).toBe(0);
+  });
+
+  it('a processor woken by an append of its types goes straight to its batch, without a peek first', async () => {
+    const statements: string[] = [];
+    // The runner's pool, counting the named statements it sends outside its batch transactions.
+    const counted = new Proxy(db.pool, {
+      get(target, key, receiver) {
+        if (key !== 'query') return Reflect.get(target, key, receiver);
+        return (config: unknown, ...rest: unknown[]) => {
+          if (typeof config === 'object' && config && 'name' in config) statements.push(String(config.name));
+          return (target.query as (...args: unknown[]) => unknown)(config, ...rest);
+        };
+      },
+    });
+    const { stream, handled, r } = collecting('no-peek', { pool: counted, pollIntervalMs: 60_000, types: ['no-peek.wanted'] });
+    r.start();
+    await r.waitUntilCaughtUp();
+    statements.length = 0;
+    for (let n = 1; n <= 5; n++) {
+      await store.append(stream, [{ type: 'no-peek.wanted', data: { n } }], { expected: n === 1 ? 'no-stream' : BigInt(n - 1) });
+      await waitFor(() => (handled.length === n ? true : undefined), { timeoutMs: 5_000, message: `event ${n} handled` });
+    }
+    expect(handled).toEqual([1, 2, 3, 4, 5]);
+    expect(statements.filter((name) => name.includes('peek'))).toEqual([]);
+  });
+
+  it('a wake that finds nothing due writes nothing while the lease is fresh', async () => {
+    const { stream, handled, r } = collecting('quiet-wake', { pollIntervalMs: 60_000, types: ['quiet-wake.wanted'] });
+    r.start();
+    await store.append(stream, [{ type: 'quiet-wake.wanted', data: { n: 1 } }], { expected: 'no-stream' });
+    await waitFor(() => (handled.length === 1 ? true : undefined), { timeoutMs: 5_000, message: 'the first event handled' });
+    const stamp = async () => (await db.pool.query<{ at: Date }>(`SELECT updated_at AS at FROM ${schema}.checkpoints WHERE processor = $1`, [r.name])).rows[0].at.getTime();
+    const before = await stamp();
+    const polls = r.pollCount;
+    // Signals for its types with nothing new in the log (the batch that ran already read the append).
+    for (let k = 0; k < 5; k++) {
+      signalAppended(schema, ['quiet-wake.wanted']);
+      await waitFor(() => (r.pollCount > polls + k ? true : undefined), { timeoutMs: 5_000, message: `wake ${k + 1} looked` });
+    }
+    expect(await stamp()).toBe(before);
+    expect(r.isLeaseHolder).toBe(true);
   });
 
   it('an idle processor backs off to its longest idle interval, and still sees an append made elsewhere within it', async () => {

@@ -274,8 +274,11 @@ export class ProcessorRunner {
             continue;
           }
         }
+        // Events of its types were appended in this process since the last look: a batch is due, the
+        // peek would only say so (one statement per batch for nothing under a steady stream of appends).
+        const signalled = this.appendedSincePoll;
         this.appendedSincePoll = false;
-        const look = await this.inTurn(() => this.lookAhead());
+        const look = signalled && this.known ? 'due' : await this.inTurn(() => this.lookAhead());
         if (look !== 'due') {
           this.polls++;
           if (look === 'skipped-more') continue;
@@ -370,6 +373,14 @@ export class ProcessorRunner {
       const rows = from.event_id === null ? [] : joined;
       this.lastFence = BigInt(from.fence_tx!);
       this.fencedBacklog = from.fenced === true;
+      if (rows.length === 0 && this.known && Date.now() - this.leaseRenewedAt < this.leaseMs / 3) {
+        // Nothing below the fence and the lease is not due for renewal: write nothing (the row lock,
+        // or in unlocked mode the lease owner, already proved the lease is ours).
+        if (open) await client.query('ROLLBACK');
+        open = false;
+        this.updateLag(0);
+        return 0;
+      }
       if (rows.length === 0) {
         const read = this.known ?? { transactionId: from.cp_tx!, globalPosition: BigInt(from.cp_pos!) };
         // The lease renewal also stores how far skipped batches got.
