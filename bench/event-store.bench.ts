@@ -81,7 +81,7 @@ export async function benchEventStore(options: { quick: boolean; replayEvents: n
     const logSize = countRows[0].c as number;
 
     const child = await replayInChildProcess(db.url, schema);
-    rows.push({ name: `processor replay (${logSize.toLocaleString('en-US')} events)`, value: child.rate, baseline: child.rawRate, unit: 'events/s', target: 0.5, note: 'baseline: raw ordered scan in the same process' });
+    rows.push({ name: `processor replay (${logSize.toLocaleString('en-US')} events)`, value: child.rate, baseline: child.rawRate, unit: 'events/s', target: 0.5, note: 'medians of 3 alternating runs; baseline: raw ordered scan in the same process' });
     rows.push({
       name: 'replay RSS growth (after 1% → peak)',
       value: child.peakMb - child.warmMb,

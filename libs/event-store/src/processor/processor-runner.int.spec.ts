@@ -59,6 +59,33 @@ function seqScannedTables(plan: unknown): string[] {
   return found;
 }
 
+/** A schema of its own whose log holds `count` events written in one transaction (no statistics yet). */
+async function bulkLoadedLog(name: string, count: number): Promise<string> {
+  await migrate(db.pool, { schema: name });
+  await db.pool.query(
+    `INSERT INTO ${name}.events (event_id, stream_id, stream_version, category, type, data)
+     SELECT gen_random_uuid(), 'bulk-' || g, 1, 'bulk', 'bulk.happened', '{}'::jsonb FROM generate_series(1, $1::int) AS g`,
+    [count],
+  );
+  return name;
+}
+
+/** The shared buffers read by the plan's scans of the log-order index. */
+function logIndexScanBuffers(plan: unknown): number {
+  let total = 0;
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (node === null || typeof node !== 'object') return;
+    const record = node as Record<string, unknown>;
+    if (record['Index Name'] === 'events_log_order' && record['Relation Name'] === 'events' && record['Scan Direction'] === 'Forward') {
+      total += Number(record['Shared Hit Blocks'] ?? 0) + Number(record['Shared Read Blocks'] ?? 0);
+    }
+    Object.values(record).forEach(walk);
+  };
+  walk(plan);
+  return total;
+}
+
 async function inTransaction<T>(work: (tx: PoolClient) => Promise<T>): Promise<T> {
   const tx = await db.pool.connect();
   try {
@@ -579,15 +606,34 @@ describe('ProcessorRunner', () => {
       client.release();
     }
   });
+  it('a batch starts reading where the instance has read, not at a stored checkpoint far behind it', async () => {
+    // A typed processor moves past other processors' events in memory and stores the position later:
+    // its next batch must not step through all of them again.
+    const skip = await bulkLoadedLog('proc_skip', 50_000);
+    await db.pool.query(`INSERT INTO ${skip}.checkpoints (processor, lease_owner, lease_expires_at) VALUES ('skip-probe', 'me', now() + interval '1 hour')`);
+    const { rows: read } = await db.pool.query<{ tx: string; pos: string }>(
+      `SELECT transaction_id::text AS tx, global_position::text AS pos FROM ${skip}.events ORDER BY transaction_id, global_position OFFSET 49989 LIMIT 1`,
+    );
+    const client = await db.pool.connect();
+    try {
+      await client.query(`SET plan_cache_mode = force_generic_plan`);
+      await client.query(`PREPARE skip_batch (text, text, int, xid8, bigint) AS ${batchSql(skip, false)}`);
+      const batch = `EXECUTE skip_batch('skip-probe', 'me', 100, '${read[0].tx}', ${read[0].pos})`;
+      const { rows } = await client.query<{ global_position: string }>(batch);
+      expect(rows.map((r) => r.global_position)).toEqual(Array.from({ length: 10 }, (_, i) => String(Number(read[0].pos) + 1 + i)));
+      const { rows: plan } = await client.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON, ANALYZE, BUFFERS) ${batch}`);
+      // Stepping from position 0 through 50,000 index entries reads over a hundred index pages.
+      expect(logIndexScanBuffers(plan[0]['QUERY PLAN'])).toBeLessThan(20);
+      await client.query('DEALLOCATE skip_batch');
+    } finally {
+      client.release();
+    }
+  });
+
   it('the batch statement finds nothing due and nothing behind the fence by index probes, also on a freshly loaded log with no statistics yet', async () => {
     // A replay right after a bulk load: the planner has no statistics, and a generic plan that reads
     // the log to prove an absence costs every batch a scan of the whole log.
-    const fresh = 'proc_fresh';
-    await migrate(db.pool, { schema: fresh });
-    await db.pool.query(
-      `INSERT INTO ${fresh}.events (event_id, stream_id, stream_version, category, type, data)
-       SELECT gen_random_uuid(), 'bulk-' || g, 1, 'bulk', 'bulk.happened', '{}'::jsonb FROM generate_series(1, 200000) AS g`,
-    );
+    const fresh = await bulkLoadedLog('proc_fresh', 200_000);
     const client = await db.pool.connect();
     try {
       const { rows: head } = await client.query<{ tx: string; pos: string }>(

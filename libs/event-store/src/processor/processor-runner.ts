@@ -599,8 +599,13 @@ export function batchSql(q: string, locked: boolean): string {
             FROM cp LEFT JOIN LATERAL (
               SELECT page.*, (row_number() OVER ())::int AS n FROM (
                 SELECT ${EVENT_COLUMNS} FROM ${q}.events ev
-                 WHERE (ev.transaction_id, ev.global_position) > (cp.transaction_id, cp.global_position)
-                   AND (ev.transaction_id, ev.global_position) > ($4::xid8, $5::bigint)
+                 -- From the later of the stored checkpoint and how far this instance has read, as ONE
+                 -- row comparison: the index scan starts there (of two, it started at the first and
+                 -- stepped through every entry up to the second: all the events a typed processor
+                 -- had skipped in memory, on every batch).
+                 WHERE (ev.transaction_id, ev.global_position) > (
+                         CASE WHEN (cp.transaction_id, cp.global_position) > ($4::xid8, $5::bigint) THEN cp.transaction_id ELSE $4::xid8 END,
+                         CASE WHEN (cp.transaction_id, cp.global_position) > ($4::xid8, $5::bigint) THEN cp.global_position ELSE $5::bigint END)
                    AND ev.transaction_id < cp.fence
                  ORDER BY ev.transaction_id, ev.global_position
                  LIMIT $3) page) e ON true`;
