@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventRegistry, ValidationError, defineEvent } from '@headspace/contracts';
 import { createTestDatabase, type TestDatabase } from '@headspace/testing';
 import { ConcurrencyError } from './concurrency-error';
-import { EventStore } from './event-store';
+import { EventStore, priorResultIn } from './event-store';
 import { migrate } from './migrate';
 import { withRetry } from './retry';
 
@@ -91,10 +91,17 @@ describe('append and read', () => {
     expect(again).toEqual({ ...first, replayed: true });
     expect(await store.priorResult(id, commandId)).toEqual({ ...first, replayed: true });
     expect(await store.priorResult(id, 'never-ran')).toBeNull();
-    expect(await store.readStream(id)).toHaveLength(2);
+    const history = await store.readStream(id);
+    expect(history).toHaveLength(2);
+    // The same answer from a stream a handler has read anyway, after another command appended to it.
+    await store.append(id, [ev(9)], { expected: 2n, commandId: 'later' });
+    const longer = await store.readStream(id);
+    expect(priorResultIn(longer, commandId)).toEqual({ ...first, replayed: true });
+    expect(priorResultIn(longer, 'later')).toEqual({ ...(await store.priorResult(id, 'later'))!, replayed: true });
+    expect(priorResultIn(history, 'never-ran')).toBeNull();
     const concurrent = await Promise.all(Array.from({ length: 8 }, () => store.append(id, [ev(3)], { expected: 'any', commandId: 'twin' })));
     expect(new Set(concurrent.map((r) => r.lastPosition)).size).toBe(1);
-    expect(await store.readStream(id)).toHaveLength(3);
+    expect(await store.readStream(id)).toHaveLength(4);
   });
 
   it('withRetry re-runs a command handler that lost a race and succeeds on a fresh read', async () => {

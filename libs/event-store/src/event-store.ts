@@ -194,7 +194,8 @@ export class EventStore {
   /**
    * The result of a command that already appended to this stream (same command id), or null: command
    * handlers check it before deciding, so a retry is answered as the first attempt was even when the
-   * state has moved on since (a retried "create" must not become "already exists").
+   * state has moved on since (a retried "create" must not become "already exists"). A handler that
+   * reads the whole stream anyway asks `priorResultIn(history, commandId)` instead: one statement less.
    */
   async priorResult(streamId: string, commandId: string, db: Queryable = this.pool): Promise<AppendResult | null> {
     const { rows } = await db.query<AppendedRow>(
@@ -286,4 +287,19 @@ function appendResult(streamId: string, rows: AppendedRow[], replayed: boolean):
 
 function isClientInTransaction(db: Queryable): boolean {
   return !('totalCount' in db);
+}
+
+/** `EventStore.priorResult` answered from a stream already read in full: the command's events in it, or null. */
+export function priorResultIn(history: readonly RecordedEvent[], commandId: string): AppendResult | null {
+  const mine = history.filter((event) => event.metadata.commandId === commandId);
+  if (mine.length === 0) return null;
+  const last = mine[mine.length - 1];
+  return {
+    streamId: last.streamId,
+    nextExpectedVersion: last.streamVersion,
+    firstPosition: mine[0].globalPosition,
+    lastPosition: last.globalPosition,
+    eventIds: mine.map((event) => event.eventId),
+    replayed: true,
+  };
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { approvalStreamId } from '@headspace/contracts';
-import { EventStore, foldEvents, withRetry, type RecordedEvent } from '@headspace/event-store';
+import { EventStore, foldEvents, priorResultIn, withRetry, type RecordedEvent } from '@headspace/event-store';
 import type { RequestContext } from '@headspace/messaging';
 import { approvalDecider, type ApprovalCommand, type ApprovalEvent, type ApprovalState } from './approval.decider';
 
@@ -12,8 +12,8 @@ export class ApprovalCommands {
   run(command: ApprovalCommand, commandId: string, ctx?: RequestContext): Promise<{ state: ApprovalState; events: ApprovalEvent[]; streamVersion: bigint }> {
     const streamId = approvalStreamId(command.approvalId);
     return withRetry(async () => {
-      const prior = await this.store.priorResult(streamId, commandId);
       const history = (await this.store.readStream(streamId)) as Array<RecordedEvent & ApprovalEvent>;
+      const prior = priorResultIn(history, commandId);
       const state = foldEvents(approvalDecider, history);
       const version = history.length ? history[history.length - 1].streamVersion : 0n;
       if (prior) return { state, events: [], streamVersion: prior.nextExpectedVersion };

@@ -141,8 +141,12 @@ describe('NatsTeamTools: tasks', () => {
     const released = await tools.releaseTask(id, 'The sandbox API key is missing', as('con'));
     expect(released).toMatchObject({ id, title: 'Wire the payment provider', status: 'pending', attempt: 1, escalated: false });
     expect(released).not.toHaveProperty('assignee');
-    const row = await board(team, (ids) => ids.includes(id), { status: 'pending' });
-    expect(row.find((t) => t.taskId === id)?.failedApproaches).toEqual([expect.objectContaining({ attempt: 1, owner: 'con', reason: 'The sandbox API key is missing' })]);
+    // Pending before the claim too: wait for the board to show the release itself.
+    const given = await waitFor(async () => {
+      const { tasks } = await tm.send(listTasks, { team, status: 'pending' });
+      return tasks.find((t) => t.taskId === id && t.failedApproaches.length > 0);
+    }, { message: 'the release on the board' });
+    expect(given.failedApproaches).toEqual([expect.objectContaining({ attempt: 1, owner: 'con', reason: 'The sandbox API key is missing' })]);
     expect(await tools.claimTask(id, as('al'))).toMatchObject({ id, status: 'claimed', assignee: 'al', attempt: 2 });
   });
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { importManifest, manifestStreamId } from '@headspace/contracts';
-import { EventStore, foldEvents, withRetry, type RecordedEvent } from '@headspace/event-store';
+import { EventStore, foldEvents, priorResultIn, withRetry, type RecordedEvent } from '@headspace/event-store';
 import type { RequestContext } from '@headspace/messaging';
 import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
@@ -25,9 +25,9 @@ export class ImportManifestHandler extends ServedHandler<typeof importManifest> 
     const commandId = ctx.commandId ?? randomUUID();
     const streamId = manifestStreamId(manifest.team);
     return withRetry(async () => {
-      const prior = await this.store.priorResult(streamId, commandId);
-      if (prior) return this.reply(manifest, true, prior.nextExpectedVersion);
       const history = (await this.store.readStream(streamId)) as Array<RecordedEvent & ManifestEvent>;
+      const prior = priorResultIn(history, commandId);
+      if (prior) return this.reply(manifest, true, prior.nextExpectedVersion);
       const version = history.length ? history[history.length - 1].streamVersion : 0n;
       const events = manifestDecider.decide({ type: 'import-manifest', manifest, now: new Date().toISOString() }, foldEvents(manifestDecider, history));
       if (events.length === 0) return this.reply(manifest, false, version);

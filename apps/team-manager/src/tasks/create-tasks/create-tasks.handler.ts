@@ -1,6 +1,6 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { createTask, createTasks, taskListStreamId, taskStreamId } from '@headspace/contracts';
-import { EventStore, foldEvents, idFromCommand, withRetry, type RecordedEvent } from '@headspace/event-store';
+import { EventStore, foldEvents, idFromCommand, priorResultIn, withRetry, type RecordedEvent } from '@headspace/event-store';
 import { serveRequests, type RequestContext, type RequestServer } from '@headspace/messaging';
 import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
@@ -61,10 +61,10 @@ export class CreateTasksHandler implements OnApplicationBootstrap, BeforeApplica
   private async attempt(team: string, tasks: NewTask[], ctx: RequestContext, commandId: string, fieldPrefix: (index: number) => string) {
     const listId = taskListStreamId(team);
     const taskIds = tasks.map((t) => t.taskId);
-    const prior = await this.store.priorResult(listId, commandId);
+    const history = (await this.store.readStream(listId)) as Array<RecordedEvent & TaskListEvent>;
+    const prior = priorResultIn(history, commandId);
     if (prior) return { taskIds, streamVersion: prior.nextExpectedVersion.toString() };
     await requireTeam(this.store, team);
-    const history = (await this.store.readStream(listId)) as Array<RecordedEvent & TaskListEvent>;
     const decision = taskListDecider.decideCreation(
       { type: 'add-tasks', team, tasks, now: new Date().toISOString(), fieldPrefix },
       foldEvents(taskListDecider, history),

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { createTeam, teamStreamId } from '@headspace/contracts';
-import { EventStore, foldEvents, idFromCommand, withRetry, type RecordedEvent } from '@headspace/event-store';
+import { EventStore, foldEvents, idFromCommand, priorResultIn, withRetry, type RecordedEvent } from '@headspace/event-store';
 import { serveRequests, type RequestContext, type RequestServer } from '@headspace/messaging';
 import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
@@ -36,9 +36,9 @@ export class CreateTeamHandler implements OnApplicationBootstrap, BeforeApplicat
     const streamId = teamStreamId(request.name);
     // Keyed by name too: an idempotency key reused for another team must not mint the same id.
     const teamId = idFromCommand(commandId, `team:${request.name}`);
-    const prior = await this.store.priorResult(streamId, commandId);
-    if (prior) return { teamId, name: request.name, streamVersion: prior.nextExpectedVersion.toString() };
     const history = (await this.store.readStream(streamId)) as Array<RecordedEvent & TeamEvent>;
+    const prior = priorResultIn(history, commandId);
+    if (prior) return { teamId, name: request.name, streamVersion: prior.nextExpectedVersion.toString() };
     const events = teamDecider.decide(
       {
         type: 'create-team',

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { teamStreamId, type EventMetadata } from '@headspace/contracts';
-import { EventStore, foldEvents, withRetry, type RecordedEvent } from '@headspace/event-store';
+import { EventStore, foldEvents, priorResultIn, withRetry, type RecordedEvent } from '@headspace/event-store';
 import type { RequestContext } from '@headspace/messaging';
 import { randomUUID } from 'node:crypto';
 import { teamDecider, type TeamEvent, type TeamState } from '../team.decider';
@@ -46,8 +46,8 @@ export class TeamCommandExecutor {
 
   private async attempt<R>(team: string, meta: CommandMeta, decide: (state: TeamState) => TeamEvent[], respond: (decided: Decided) => R): Promise<R> {
     const streamId = teamStreamId(team);
-    const prior = await this.store.priorResult(streamId, meta.commandId);
     const history = (await this.store.readStream(streamId)) as Array<RecordedEvent & TeamEvent>;
+    const prior = priorResultIn(history, meta.commandId);
     const state = foldEvents(teamDecider, history);
     if (prior) {
       const ids = new Set(prior.eventIds);
