@@ -268,6 +268,50 @@ describe('ProcessorRunner', () => {
     expect(after[0]).toEqual({ pos: before[0].pos, owner: 'another-instance' });
   });
 
+  it('a handler run outside a transaction moves the stored checkpoint with the lease renewal, not after every batch; a stop stores it, so a restart repeats nothing', async () => {
+    const name = `outside-deferred-${randomUUID()}`;
+    const stream = `outside-deferred-${randomUUID()}`;
+    const handled: number[] = [];
+    const make = () =>
+      runner({
+        name,
+        handleOutsideTransaction: true,
+        checkpointEveryMs: 60_000,
+        leaseMs: 600_000,
+        handle: async (events) => {
+          for (const e of events) if (e.streamId === stream) handled.push((e.data as { n: number }).n);
+        },
+      });
+    const stored = async () => (await db.pool.query<{ pos: string }>(`SELECT global_position::text AS pos FROM ${schema}.checkpoints WHERE processor = $1`, [name])).rows[0].pos;
+    const first = make();
+    first.start();
+    await first.waitUntilCaughtUp();
+    const before = await stored();
+    let last = 0n;
+    for (let n = 1; n <= 5; n++) {
+      last = (await store.append(stream, [{ type: 'x.y', data: { n } }], { expected: n === 1 ? 'no-stream' : BigInt(n - 1) })).lastPosition;
+      await waitFor(() => (handled.length === n ? true : undefined), { timeoutMs: 5_000, message: `event ${n} handled` });
+    }
+    expect(await stored()).toBe(before);
+    await first.stop();
+    expect(await stored()).toBe(last.toString());
+    const second = make();
+    second.start();
+    await second.waitUntilCaughtUp();
+    expect(handled).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('a handler run outside a transaction stores its checkpoint soon after it goes idle, long before the lease is due', async () => {
+    const { stream, handled, r } = collecting('outside-idle', { handleOutsideTransaction: true, checkpointEveryMs: 200, leaseMs: 600_000 });
+    r.start();
+    await r.waitUntilCaughtUp();
+    const last = (await store.append(stream, [{ type: 'x.y', data: { n: 1 } }], { expected: 'no-stream' })).lastPosition;
+    await waitFor(() => (handled.length === 1 ? true : undefined), { timeoutMs: 5_000, message: 'the event handled' });
+    const stored = async () => (await db.pool.query<{ pos: string }>(`SELECT global_position::text AS pos FROM ${schema}.checkpoints WHERE processor = $1`, [r.name])).rows[0].pos;
+    // The lease is due after 200 s: only the idle flush explains a stored position within seconds.
+    await waitFor(async () => ((await stored()) === last.toString() ? true : undefined), { timeoutMs: 5_000, message: 'the checkpoint stored' });
+  });
+
   it('two instances: only the lease holder processes; when it dies the other takes over after the lease, and no event is handled twice', async () => {
     const name = `lease-${randomUUID()}`;
     const id = `lease-${randomUUID()}`;

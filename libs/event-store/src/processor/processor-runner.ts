@@ -64,6 +64,13 @@ export interface ProcessorOptions {
    * handled again by the new holder.
    */
   handleOutsideTransaction?: boolean;
+  /**
+   * With `handleOutsideTransaction`: how long the stored checkpoint may trail what was handled
+   * (default 250 ms, at most a third of the lease): it is stored by the first batch or idle look
+   * after that long, not after every batch; a stop stores it; a crash or a takeover repeats at most
+   * this much.
+   */
+  checkpointEveryMs?: number;
   /** Validation of events read from the log (e.g. EventStore.validated). */
   decode?(event: RecordedEvent): RecordedEvent;
   onError?(error: unknown): void;
@@ -96,6 +103,7 @@ export class ProcessorRunner {
   private readonly batchSize: number;
   private readonly pollIntervalMs: number;
   private readonly maxIdlePollMs: number;
+  private readonly checkpointEveryMs: number;
   /** Looks in a row that found nothing for this processor: the idle interval doubles with each. */
   private idleLooks = 0;
   private readonly leaseMs: number;
@@ -111,6 +119,8 @@ export class ProcessorRunner {
   /** The checkpoint this instance last committed (null until its first batch: another may have moved it). */
   private known: { transactionId: string; globalPosition: bigint } | null = null;
   private leaseRenewedAt = 0;
+  /** Handled outside transactions past the stored checkpoint, not stored yet (see checkpointEveryMs). */
+  private unstored = false;
   /** Bumped by rebuild(): a peek that started before it must not report "caught up". */
   private generation = 0;
   /**
@@ -130,6 +140,7 @@ export class ProcessorRunner {
     this.leaseMs = options.leaseMs ?? 10_000;
     // Never so long that the lease runs out between two looks (a look renews it once a third has passed).
     this.maxIdlePollMs = Math.max(this.pollIntervalMs, Math.min(options.maxIdlePollMs ?? 400, this.leaseMs / 4));
+    this.checkpointEveryMs = Math.min(options.checkpointEveryMs ?? 250, this.leaseMs / 3);
   }
 
   get name(): string {
@@ -170,11 +181,16 @@ export class ProcessorRunner {
     this.wake?.();
     await this.loop;
     if (this.holdsLease) {
+      // Stores how far it has read (batches it skipped, or handled outside transactions) as it gives the lease up.
+      const read = this.known ?? { transactionId: '0', globalPosition: 0n };
       await this.options.pool
-        .query(`UPDATE ${this.q}.checkpoints SET lease_owner = NULL, lease_expires_at = NULL WHERE processor = $1 AND lease_owner = $2`, [
-          this.options.name,
-          this.instanceId,
-        ])
+        .query(
+          `UPDATE ${this.q}.checkpoints SET lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
+              transaction_id = CASE WHEN ($3::xid8, $4::bigint) > (transaction_id, global_position) THEN $3::xid8 ELSE transaction_id END,
+              global_position = CASE WHEN ($3::xid8, $4::bigint) > (transaction_id, global_position) THEN $4::bigint ELSE global_position END
+            WHERE processor = $1 AND lease_owner = $2`,
+          [this.options.name, this.instanceId, read.transactionId, read.globalPosition.toString()],
+        )
         .catch(() => undefined);
       this.holdsLease = false;
     }
@@ -237,6 +253,7 @@ export class ProcessorRunner {
       await client.query('COMMIT');
       this.holdsLease = true;
       this.known = null;
+      this.unstored = false;
       this.generation++;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -316,7 +333,7 @@ export class ProcessorRunner {
    * events then cost it this one statement, not a transaction of four.
    */
   private async lookAhead(): Promise<Look> {
-    if (!this.known || Date.now() - this.leaseRenewedAt > this.leaseMs / 3) return 'due';
+    if (!this.known || Date.now() - this.leaseRenewedAt > this.leaseMs / 3 || this.storeDue()) return 'due';
     const generation = this.generation;
     const types = this.options.types;
     // The first event after the checkpoint in log order (one index probe, whatever the log's size):
@@ -373,7 +390,7 @@ export class ProcessorRunner {
       const rows = from.event_id === null ? [] : joined;
       this.lastFence = BigInt(from.fence_tx!);
       this.fencedBacklog = from.fenced === true;
-      if (rows.length === 0 && this.known && Date.now() - this.leaseRenewedAt < this.leaseMs / 3) {
+      if (rows.length === 0 && this.known && !this.storeDue() && Date.now() - this.leaseRenewedAt < this.leaseMs / 3) {
         // Nothing below the fence and the lease is not due for renewal: write nothing (the row lock,
         // or in unlocked mode the lease owner, already proved the lease is ours).
         if (open) await client.query('ROLLBACK');
@@ -389,6 +406,7 @@ export class ProcessorRunner {
         open = false;
         this.known = read;
         this.leaseRenewedAt = Date.now();
+        this.unstored = false;
         this.updateLag(0);
         return 0;
       }
@@ -418,13 +436,19 @@ export class ProcessorRunner {
         await client.query('COMMIT');
         open = false;
         releaseAppendSignals(client); // what the handler appended in the batch's transaction
-      } else if (!(await this.renewLease(client, last))) {
-        // Another instance took the lease while the handler ran: it repeats this batch (the
-        // handler's effects are idempotent, which this mode requires).
-        return this.lostLease();
+        this.leaseRenewedAt = Date.now();
+        this.unstored = false;
+      } else if (Date.now() - this.leaseRenewedAt < this.checkpointEveryMs) {
+        this.unstored = true; // stored by a later batch, or by the first look after checkpointEveryMs
+      } else {
+        // Under a steady stream of appends a committed write per batch of one or two events was most
+        // of the relay's writes. A crash or a takeover repeats what the stored checkpoint trails, which
+        // this mode's idempotent handlers allow.
+        if (!(await this.renewLease(client, last))) return this.lostLease(); // the new holder repeats this batch
+        this.leaseRenewedAt = Date.now();
+        this.unstored = false;
       }
       this.known = { transactionId: last.transactionId, globalPosition: last.globalPosition };
-      this.leaseRenewedAt = Date.now();
       handledCounter.add(wanted.length, { processor: this.options.name });
       this.updateLag(rows.length === this.batchSize ? this.batchSize : 0);
       return rows.length;
@@ -470,9 +494,15 @@ export class ProcessorRunner {
     return rowCount === 1;
   }
 
+  /** The stored checkpoint trails what this instance has read, and has for checkpointEveryMs. */
+  private storeDue(): boolean {
+    return this.unstored && Date.now() - this.leaseRenewedAt >= this.checkpointEveryMs;
+  }
+
   private lostLease(): number {
     this.holdsLease = false;
     this.known = null;
+    this.unstored = false;
     return LOST_LEASE;
   }
 

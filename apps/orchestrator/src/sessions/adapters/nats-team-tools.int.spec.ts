@@ -136,6 +136,8 @@ describe('NatsTeamTools: tasks', () => {
     const { team, tools } = await newTeam();
     const { taskIds: [id] } = await tools.createTasks([{ title: 'Wire the payment provider' }], as('gavin'));
     await tools.claimTask(id, as('con'));
+    // The tool's answer takes the title from the board (a projection): a task an agent gives back has been on it for a while.
+    await board(team, (ids) => ids.includes(id), { status: 'claimed' });
     expect(await refusal(tools.releaseTask(id, 'not mine', as('al')))).toMatchObject({ code: 'TASK.NOT_OWNER' });
 
     const released = await tools.releaseTask(id, 'The sandbox API key is missing', as('con'));
