@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { ensureInfra, freePort, listLocalServers, natsStatus, pgStatus, stopLocalServers } from './index';
+import { pgDaemonDir } from './postgres';
 
 const quiet = () => undefined;
 
@@ -60,6 +61,25 @@ describe('ensureInfra', () => {
     }
     expect((await pgStatus(databaseUrl)).status).toBe('unreachable');
     expect(await natsStatus(natsUrl)).toBe('unreachable');
+  });
+
+  it("keeps PostgreSQL's state where the postgres user can reach it when run as root in a checkout others cannot enter", () => {
+    const closed = mkdtempSync(join(tmpdir(), 'hs-closed-')); // 0700, like root's home
+    const stateDir = join(closed, 'checkout', '.headspace');
+    const open = mkdtempSync(join(tmpdir(), 'hs-open-'));
+    const dir = pgDaemonDir(stateDir, 5999);
+    try {
+      chmodSync(open, 0o755);
+      expect(pgDaemonDir(join(open, '.headspace'), 5999)).toBe(join(open, '.headspace', 'pg-5999'));
+      if (process.getuid?.() === 0) {
+        expect(dirname(dirname(dir))).toBe(tmpdir());
+        expect(pgDaemonDir(stateDir, 5999)).toBe(dir); // the same place again, for the stop
+      } else {
+        expect(dir).toBe(join(stateDir, 'pg-5999')); // not root: PostgreSQL runs as this user
+      }
+    } finally {
+      for (const made of [closed, open, dirname(dir)]) rmSync(made, { recursive: true, force: true });
+    }
   });
 
   it('refuses, with a clear message, to provision for an unreachable remote URL', async () => {

@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { dockerEngineAvailable, startWithTestcontainers } from './docker';
 import { natsStatus, startNatsDaemon, stopNatsDaemon } from './nats';
-import { ensureDatabase, pgStatus, startPgDaemon, stopPgDaemon } from './postgres';
+import { ensureDatabase, pgDaemonDir, pgStatus, reachableByPostgres, startPgDaemon, stopPgDaemon } from './postgres';
 import { isLocalHost, redact, repoRoot, stderrLog, withLock, type Log } from './util';
 
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -141,7 +141,7 @@ export async function ensureInfra(opts: EnsureInfraOptions = {}): Promise<InfraI
           log,
         });
         if (started.started) {
-          provisioned.push(`PostgreSQL local daemon on 127.0.0.1:${pg.port} (${started.binDir}; state ${join(stateDir, `pg-${pg.port}`)})`);
+          provisioned.push(`PostgreSQL local daemon on 127.0.0.1:${pg.port} (${started.binDir}; state ${pgDaemonDir(stateDir, pg.port)})`);
         }
         log(`using PostgreSQL at ${redact(givenPg ?? started.url)}`);
         return givenPg ?? started.url;
@@ -163,11 +163,15 @@ export async function ensureInfra(opts: EnsureInfraOptions = {}): Promise<InfraI
 
 /** The local daemons ensureInfra started under stateDir, by kind and port. */
 export function listLocalServers(stateDir = join(repoRoot(), '.headspace')): { kind: 'postgres' | 'nats'; port: number }[] {
-  if (!existsSync(stateDir)) return [];
-  return readdirSync(stateDir).flatMap((entry) => {
-    const m = /^(pg|nats)-(\d+)$/.exec(entry);
-    return m ? [{ kind: m[1] === 'pg' ? ('postgres' as const) : ('nats' as const), port: Number(m[2]) }] : [];
-  });
+  // PostgreSQL's state may live outside the checkout (see reachableByPostgres).
+  const dirs = [...new Set([stateDir, reachableByPostgres(stateDir)])].filter((dir) => existsSync(dir));
+  const found = dirs.flatMap((dir) =>
+    readdirSync(dir).flatMap((entry) => {
+      const m = /^(pg|nats)-(\d+)$/.exec(entry);
+      return m ? [{ kind: m[1] === 'pg' ? ('postgres' as const) : ('nats' as const), port: Number(m[2]) }] : [];
+    }),
+  );
+  return found.filter((server, i) => found.findIndex((s) => s.kind === server.kind && s.port === server.port) === i);
 }
 
 /** Stops local daemons started by ensureInfra (all of them, or those on `ports`). Data dirs are kept. */

