@@ -75,6 +75,12 @@ export interface Relay {
  * republishes the batch; JetStream drops the repeats inside the stream's duplicate window, and
  * consumers dedupe by event id beyond it (inbox).
  *
+ * The checkpoint only ever moves past acknowledged events, as §4 asks, but it is stored at most
+ * every 250 ms (`checkpointEveryMs` of the runner) and on stop, not after every batch: under a
+ * steady trickle of appends a committed write per batch of one or two events sat on every event's
+ * path to JetStream (slice bench at 200 commands/s, three runs each: p99 40–77 ms with it, 40–49 ms
+ * without). A crash repeats at most 250 ms of publishes, well inside the duplicate window.
+ *
  * The publishes run outside any transaction (`handleOutsideTransaction`): a batch transaction would
  * hold a transaction id across the PubAck round trips, and every processor's xmin fence in the
  * cluster would wait behind it. With `nc` given the relay fails fast while the connection is down
