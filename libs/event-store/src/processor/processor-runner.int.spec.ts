@@ -31,6 +31,11 @@ function runner(options: Partial<ProcessorOptions> & Pick<ProcessorOptions, 'nam
   return r;
 }
 
+/** The global position a processor's stored checkpoint is at. */
+async function storedPosition(processor: string): Promise<string> {
+  return (await db.pool.query<{ pos: string }>(`SELECT global_position::text AS pos FROM ${schema}.checkpoints WHERE processor = $1`, [processor])).rows[0].pos;
+}
+
 /** A runner that collects the `n` of each event of its own stream, in the order handled. */
 function collecting(prefix: string, options: Partial<ProcessorOptions>) {
   const stream = `${prefix}-${randomUUID()}`;
@@ -237,8 +242,7 @@ describe('ProcessorRunner', () => {
     await waitFor(() => (fastSeen.includes(2) ? true : undefined), { timeoutMs: 5_000, message: 'the other processor sees the later event' });
     releaseSlow();
     await slow.waitUntilCaughtUp();
-    const { rows } = await db.pool.query<{ pos: string }>(`SELECT global_position::text AS pos FROM ${schema}.checkpoints WHERE processor = $1`, [slow.name]);
-    expect(BigInt(rows[0].pos)).toBeGreaterThan(0n);
+    expect(BigInt(await storedPosition(slow.name))).toBeGreaterThan(0n);
   });
 
   it('a handler run outside a transaction that loses its lease meanwhile does not move the checkpoint: the batch is left to the new holder', async () => {
@@ -258,14 +262,14 @@ describe('ProcessorRunner', () => {
     });
     r.start();
     await r.waitUntilCaughtUp();
-    const { rows: before } = await db.pool.query<{ pos: string }>(`SELECT global_position::text AS pos FROM ${schema}.checkpoints WHERE processor = $1`, [r.name]);
+    const before = await storedPosition(r.name);
     await store.append(stream, [{ type: 'x.y', data: { n: 1 } }], { expected: 'no-stream' });
     await inHandler;
     await db.pool.query(`UPDATE ${schema}.checkpoints SET lease_owner = 'another-instance', lease_expires_at = now() + interval '1 hour' WHERE processor = $1`, [r.name]);
     releaseSlow();
     await waitFor(() => (r.isLeaseHolder ? undefined : true), { timeoutMs: 5_000, message: 'the runner notices the lease is gone' });
     const { rows: after } = await db.pool.query<{ pos: string; owner: string }>(`SELECT global_position::text AS pos, lease_owner AS owner FROM ${schema}.checkpoints WHERE processor = $1`, [r.name]);
-    expect(after[0]).toEqual({ pos: before[0].pos, owner: 'another-instance' });
+    expect(after[0]).toEqual({ pos: before, owner: 'another-instance' });
   });
 
   it('a handler run outside a transaction moves the stored checkpoint with the lease renewal, not after every batch; a stop stores it, so a restart repeats nothing', async () => {
@@ -282,7 +286,7 @@ describe('ProcessorRunner', () => {
           for (const e of events) if (e.streamId === stream) handled.push((e.data as { n: number }).n);
         },
       });
-    const stored = async () => (await db.pool.query<{ pos: string }>(`SELECT global_position::text AS pos FROM ${schema}.checkpoints WHERE processor = $1`, [name])).rows[0].pos;
+    const stored = () => storedPosition(name);
     const first = make();
     first.start();
     await first.waitUntilCaughtUp();
@@ -307,7 +311,7 @@ describe('ProcessorRunner', () => {
     await r.waitUntilCaughtUp();
     const last = (await store.append(stream, [{ type: 'x.y', data: { n: 1 } }], { expected: 'no-stream' })).lastPosition;
     await waitFor(() => (handled.length === 1 ? true : undefined), { timeoutMs: 5_000, message: 'the event handled' });
-    const stored = async () => (await db.pool.query<{ pos: string }>(`SELECT global_position::text AS pos FROM ${schema}.checkpoints WHERE processor = $1`, [r.name])).rows[0].pos;
+    const stored = () => storedPosition(r.name);
     // The lease is due after 200 s: only the idle flush explains a stored position within seconds.
     await waitFor(async () => ((await stored()) === last.toString() ? true : undefined), { timeoutMs: 5_000, message: 'the checkpoint stored' });
   });
@@ -425,8 +429,7 @@ describe('ProcessorRunner', () => {
           for (const e of events) if (e.streamId === stream) handled.push(e.eventId);
         },
       });
-    const checkpoint = async () =>
-      (await db.pool.query<{ pos: string }>(`SELECT global_position::text AS pos FROM ${schema}.checkpoints WHERE processor = $1`, [name])).rows[0].pos;
+    const checkpoint = () => storedPosition(name);
     const first = make();
     first.start();
     const wanted1 = await store.append(stream, [{ type: 'typed.wanted', data: { n: 1 } }], { expected: 'no-stream' });
@@ -477,8 +480,7 @@ describe('ProcessorRunner', () => {
     const last = await store.append(stream, [{ type: 'skip.wanted', data: { n: 2 } }], { expected: 251n });
     await waitFor(() => handled.length === 2, { message: 'the second wanted event' });
     expect(handled).toEqual([1, 2]);
-    const { rows } = await db.pool.query<{ pos: string }>(`SELECT global_position::text AS pos FROM ${schema}.checkpoints WHERE processor = $1`, [r.name]);
-    expect(rows[0].pos).toBe(last.lastPosition.toString());
+    expect(await storedPosition(r.name)).toBe(last.lastPosition.toString());
   });
 
   it('a handler failure rolls back its batch: the checkpoint does not move and the batch is retried', async () => {

@@ -390,15 +390,15 @@ export class ProcessorRunner {
       const rows = from.event_id === null ? [] : joined;
       this.lastFence = BigInt(from.fence_tx!);
       this.fencedBacklog = from.fenced === true;
-      if (rows.length === 0 && this.known && !this.storeDue() && Date.now() - this.leaseRenewedAt < this.leaseMs / 3) {
-        // Nothing below the fence and the lease is not due for renewal: write nothing (the row lock,
-        // or in unlocked mode the lease owner, already proved the lease is ours).
-        if (open) await client.query('ROLLBACK');
-        open = false;
-        this.updateLag(0);
-        return 0;
-      }
       if (rows.length === 0) {
+        if (this.known && !this.storeDue() && Date.now() - this.leaseRenewedAt < this.leaseMs / 3) {
+          // Nothing below the fence and nothing to store or renew: write nothing (the row lock, or in
+          // unlocked mode the lease owner, already proved the lease is ours).
+          if (open) await client.query('ROLLBACK');
+          open = false;
+          this.updateLag(0);
+          return 0;
+        }
         const read = this.known ?? { transactionId: from.cp_tx!, globalPosition: BigInt(from.cp_pos!) };
         // The lease renewal also stores how far skipped batches got.
         if (!(await this.renewLease(client, read))) return this.lostLease();

@@ -155,9 +155,7 @@ export function pgDaemonDir(stateDir: string, port: number): string {
 export function reachableByPostgres(dir: string): string {
   // The state dir itself is made enterable when the daemon starts; the directories above it are not ours to change.
   if (process.getuid?.() !== 0 || enterableByOthers(dirname(resolve(dir)))) return dir;
-  const fallback = join(tmpdir(), `headspace-${createHash('sha256').update(resolve(dir)).digest('hex').slice(0, 12)}`);
-  mkdirSync(fallback, { recursive: true, mode: 0o755 });
-  return fallback;
+  return join(tmpdir(), `headspace-${createHash('sha256').update(resolve(dir)).digest('hex').slice(0, 12)}`);
 }
 
 /** Whether every directory from the root down to `dir` (or its nearest existing ancestor) lets others pass through. */

@@ -3,9 +3,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { recordRateLimit } from '@headspace/contracts';
 import { EventStore } from '@headspace/event-store';
 import type { RequestContext } from '@headspace/messaging';
-import { APP_CONFIG, NATS_CONNECTION, PG_POOL } from '@headspace/platform';
+import { APP_CONFIG, NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
-import type { Pool } from 'pg';
 import type { z } from 'zod';
 import type { AppConfig } from '../../config';
 import { metadataOf } from '../../shared/event-metadata';
@@ -22,7 +21,6 @@ import { weekStartOf } from '../week';
 export class RecordRateLimitHandler extends ServedHandler<typeof recordRateLimit> {
   constructor(
     private readonly store: EventStore,
-    @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(NATS_CONNECTION) nc: NatsConnection,
   ) {
@@ -33,7 +31,7 @@ export class RecordRateLimitHandler extends ServedHandler<typeof recordRateLimit
     const commandId = ctx.commandId ?? randomUUID();
     const now = new Date().toISOString();
     const metadata = metadataOf(ctx, commandId);
-    return inTransaction(this.pool, async (tx) => {
+    return inTransaction(this.store, async (tx) => {
       const status = await this.store.append(
         `ratelimit-${request.project}`,
         [{ type: 'quota.rate-limit-status', data: { ...request, at: now } }],
