@@ -225,7 +225,10 @@ describe('run process', () => {
       // The task board is a read model: the last completion shows there a moment after the run completes.
       const boardOf = async () =>
         (await tm.send(listTasks, { team: 'alpha' })).tasks.filter((t) => t.metadata.run === runId).map((t) => ({ id: t.taskId, status: t.status, owner: t.owner, dependsOn: t.dependsOn }));
-      const board = await waitFor(async () => ((await boardOf()).every((t) => t.status === 'completed') ? boardOf() : undefined), { timeoutMs: 30_000, message: 'the board to show every task completed' });
+      const board = await waitFor(async () => {
+        const tasks = await boardOf();
+        return tasks.length === 3 && tasks.every((t) => t.status === 'completed') ? tasks : undefined;
+      }, { timeoutMs: 30_000, message: 'the board to show the three tasks completed' });
       expect(board).toEqual(
         expect.arrayContaining([
           { id: `${runId}-t1`, status: 'completed', owner: 'con', dependsOn: [] },

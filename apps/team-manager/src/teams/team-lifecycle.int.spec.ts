@@ -208,7 +208,7 @@ describe('Forced shutdown with a timeout (beyond the seed)', () => {
     expect(forced).toMatchObject({ status: 'shutdown', unanswered: ['hung'] });
     const team = await teamWhen(name, (t) => t.status === 'shutdown');
     expect(team.shutdown).toMatchObject({ outcome: 'completed', forced: true, timedOut: false, unanswered: ['hung'] });
-    expect((await membersOf(name)).every((m) => m.status === 'terminated')).toBe(true);
+    expect((await membersOf(name)).map((m) => m.status)).toEqual(['terminated', 'terminated', 'terminated']);
     expect(await tm.sendError(forceTeamShutdown, { team: name })).toMatchObject({ code: 'TEAM.NOT_ACTIVE' });
   });
 
@@ -217,7 +217,7 @@ describe('Forced shutdown with a timeout (beyond the seed)', () => {
     await tm.send(requestTeamShutdown, { team: name, timeoutMs: 150 });
     const team = await teamWhen(name, (t) => t.status === 'shutdown');
     expect(team.shutdown).toMatchObject({ outcome: 'completed', forced: true, timedOut: true, unanswered: ['silent-1', 'silent-2'] });
-    expect((await membersOf(name)).every((m) => m.status === 'terminated')).toBe(true);
+    expect((await membersOf(name)).map((m) => m.status)).toEqual(['terminated', 'terminated', 'terminated']);
     // Exactly one timeout was recorded however many sweeps ran.
     const { rows } = await tm.db.pool.query(`SELECT count(*)::int AS n FROM team_manager.events WHERE stream_id = $1 AND type = 'team.shutdown-completed'`, [`team-${name}`]);
     expect(rows[0].n).toBe(1);
