@@ -52,6 +52,7 @@ export async function benchCostGovernor(options: { quick: boolean }): Promise<Be
     const hot = await hotPath(nc, team, pairs);
     const cpuPerPair = (cpuMsOf(governor.child.pid!) - cpuBefore) / pairs;
     const ticks = diffStats(await groupCommitStats(governor.port), ticksBefore);
+    const drainMs = await untilIdle(governor.child.pid!);
     const paced: BenchRow[] = [];
     for (const rate of PACED_RATES) {
       const n = options.quick ? rate * 3 : rate * 8;
@@ -83,6 +84,7 @@ export async function benchCostGovernor(options: { quick: boolean }): Promise<Be
         unit: 'cmds',
         note: `${ticks.ticks} ticks: ${ticks.modes.cached ?? 0} from cache, ${ticks.modes.read ?? 0} read first, ${ticks.modes.locked ?? 0} retried under locks`,
       },
+      { name: 'backlog after the closed loop drained in', value: drainMs, unit: 'ms', note: 'projections and relay catching up; the paced runs start once the governor idles' },
       ...paced,
       { name: 'cost-governor CPU per pair (all its threads)', value: cpuPerPair, unit: 'ms', note: `${((cpuPerPair * hot.pairsPerSecond) / 10).toFixed(0)}% of one core during the run` },
       { name: 'cost-governor RSS after the run', value: governor.rssMb(), unit: 'MB' },
@@ -134,6 +136,20 @@ function diffStats(after: GroupCommitStats, before: GroupCommitStats): GroupComm
 function cpuMsOf(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * Waits until the governor idles (under 5 % of a core over half a second): the closed loop leaves
+ * its projections and relay behind, and a paced run that started then would measure their catch-up.
+ */
+async function untilIdle(pid: number): Promise<number> {
+  const started = performance.now();
+  for (let before = cpuMsOf(pid); ; ) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const now = cpuMsOf(pid);
+    if (now - before < 25 || performance.now() - started > 120_000) return performance.now() - started;
+    before = now;
+  }
 }
 
 /** Prints the cost-governor section on its own (run.ts prints the rows of every section together). */

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@headspace/testing';
 import { ConcurrencyError } from './concurrency-error';
 import { deterministicEventId } from './event-id';
+import { appendManyStatement } from './append-many';
 import { EventStore } from './event-store';
 import { migrate } from './migrate';
 
@@ -59,6 +60,53 @@ describe('appendMany', () => {
     const exists = await store.appendMany([{ streamId: a, events: [ev(9)], expected: 'no-stream' }]).catch((e: unknown) => e);
     expect(exists).toMatchObject({ streamId: a, actual: 1n });
     expect(await numbers(a)).toEqual([[1n, 1]]);
+  });
+
+  it('an exact version of a stream that does not exist fails the call and creates no stream', async () => {
+    const [ghost, fresh] = [stream('ghost'), stream('fresh')];
+    const error = await store
+      .appendMany([
+        { streamId: fresh, events: [ev(1)], expected: 'no-stream' },
+        { streamId: ghost, events: [ev(4)], expected: 3n },
+      ])
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ streamId: ghost, expected: 3n, actual: null });
+    expect([await store.streamVersion(ghost), await store.streamVersion(fresh)]).toEqual([null, null]);
+  });
+
+  it('moves on a stream that an earlier statement of the same transaction created', async () => {
+    const a = stream('a');
+    await store.transaction(async (client) => {
+      await store.appendMany([{ streamId: a, events: [ev(1)], expected: 'no-stream' }], { client });
+      await store.appendMany([{ streamId: a, events: [ev(2)], expected: 1n }], { client });
+    });
+    expect(await numbers(a)).toEqual([[1n, 1], [2n, 2]]);
+  });
+
+  it('reaches streams only by their key: its generic plan scans no streams table, however large', async () => {
+    await db.pool.query(`INSERT INTO ${schema}.streams (stream_id, category, version) SELECT 'bulk-' || g, 'bulk', 1 FROM generate_series(1, 20000) g`);
+    await db.pool.query(`ANALYZE ${schema}.streams`);
+    const client = await db.pool.connect();
+    try {
+      await client.query(`SET plan_cache_mode = force_generic_plan`);
+      await client.query(`PREPARE many_plan (jsonb, jsonb, jsonb) AS ${appendManyStatement(schema)}`);
+      const a = stream('a');
+      const streams = JSON.stringify([{ id: a, category: 'thing', expected: null, n: 1 }]);
+      const events = JSON.stringify([{ stream: a, k: 1, type: 'thing.happened', sv: 1, data: { n: 1 }, meta: {} }]);
+      const checks = JSON.stringify([{ id: 'bulk-7', expected: '1' }]);
+      const { rows } = await client.query(`EXPLAIN (FORMAT JSON) EXECUTE many_plan(${[streams, events, checks].map((p) => client.escapeLiteral(p)).join(', ')})`);
+      const scans: string[] = [];
+      const walk = (node: { 'Node Type': string; 'Relation Name'?: string; Plans?: unknown[] }) => {
+        if (node['Relation Name'] === 'streams') scans.push(node['Node Type']);
+        for (const child of node.Plans ?? []) walk(child as typeof node);
+      };
+      walk(rows[0]['QUERY PLAN'][0].Plan);
+      expect(scans).toContain('Index Scan');
+      expect(scans).not.toContain('Seq Scan');
+    } finally {
+      await client.query('DEALLOCATE many_plan; RESET plan_cache_mode');
+      client.release();
+    }
   });
 
   it('checks streams it does not write: a moved or created one fails the call and nothing is written', async () => {
