@@ -36,6 +36,25 @@ async function storedPosition(processor: string): Promise<string> {
   return (await db.pool.query<{ pos: string }>(`SELECT global_position::text AS pos FROM ${schema}.checkpoints WHERE processor = $1`, [processor])).rows[0].pos;
 }
 
+interface SentQuery {
+  name?: string;
+  text: string;
+}
+
+/** `target` (a pool, or a client it hands out) recording every query sent through it into `sent`. */
+function recordingQueries<T extends object>(target: T, sent: SentQuery[]): T {
+  const record = (config: unknown) =>
+    sent.push(typeof config === 'string' ? { text: config } : { name: (config as SentQuery).name, text: String((config as SentQuery).text) });
+  return new Proxy(target, {
+    get(object, key, receiver) {
+      const value = Reflect.get(object, key, receiver) as unknown;
+      if (key === 'query') return (config: unknown, ...rest: unknown[]) => (record(config), (value as (...args: unknown[]) => unknown).call(object, config, ...rest));
+      if (key === 'connect') return async () => recordingQueries(await (value as () => Promise<PoolClient>).call(object), sent);
+      return typeof value === 'function' ? value.bind(object) : value;
+    },
+  });
+}
+
 /** A runner that collects the `n` of each event of its own stream, in the order handled. */
 function collecting(prefix: string, options: Partial<ProcessorOptions>) {
   const stream = `${prefix}-${randomUUID()}`;
@@ -504,34 +523,53 @@ describe('ProcessorRunner', () => {
   });
 
   it('a processor woken by an append of its types goes straight to its batch, without a peek first', async () => {
-    const statements: string[] = [];
-    const record = (config: unknown) => {
-      if (typeof config === 'object' && config && 'name' in config) statements.push(String(config.name));
-    };
-    const recording = <T extends object>(target: T): T =>
-      new Proxy(target, {
-        get(object, key, receiver) {
-          const value = Reflect.get(object, key, receiver) as unknown;
-          if (key === 'query') return (config: unknown, ...rest: unknown[]) => (record(config), (value as (...args: unknown[]) => unknown).call(object, config, ...rest));
-          if (key === 'connect') return async () => recording(await (value as () => Promise<PoolClient>).call(object));
-          return typeof value === 'function' ? value.bind(object) : value;
-        },
-      });
+    const sent: SentQuery[] = [];
     // The runner's pool and its clients, recording the named statements it sends: peeks and batches.
-    const { stream, handled, r } = collecting('no-peek', { pool: recording(db.pool), pollIntervalMs: 60_000, types: ['no-peek.wanted'] });
+    const { stream, handled, r } = collecting('no-peek', { pool: recordingQueries(db.pool, sent), pollIntervalMs: 60_000, types: ['no-peek.wanted'] });
     r.start();
     await r.waitUntilCaughtUp();
+    sent.length = 0;
     const firstAfterEachAppend: string[] = [];
     for (let n = 1; n <= 5; n++) {
-      const mark = statements.length;
+      const mark = sent.length;
       await store.append(stream, [{ type: 'no-peek.wanted', data: { n } }], { expected: n === 1 ? 'no-stream' : BigInt(n - 1) });
       await waitFor(() => (handled.length === n ? true : undefined), { timeoutMs: 5_000, message: `event ${n} handled` });
-      firstAfterEachAppend.push(statements[mark].replace(/-proc$/, ''));
+      firstAfterEachAppend.push(sent.slice(mark).find((q) => q.name)!.name!.replace(/-proc$/, ''));
     }
     expect(handled).toEqual([1, 2, 3, 4, 5]);
     // Whatever follows (a transaction another spec file holds open can keep the append behind the
     // cluster-wide fence for a while, and the looks after that are peeks), the wake itself is a batch.
     expect(firstAfterEachAppend).toEqual(Array(5).fill('hs-processor-batch'));
+  });
+
+  it('a handled batch stores its checkpoint and commits in one round trip; a checkpoint that fails rolls the batch back', async () => {
+    const name = `one-trip-${randomUUID()}`;
+    const stream = `one-trip-${randomUUID()}`;
+    const sent: SentQuery[] = [];
+    const failures: Error[] = [];
+    const r = runner({ name, handle: tally, pool: recordingQueries(db.pool, sent), onError: (error) => failures.push(error as Error) });
+    r.start();
+    await r.waitUntilCaughtUp();
+    // Refuses to move this processor's stored position: its batches fail at the checkpoint.
+    await db.pool.query(`CREATE FUNCTION ${schema}.refuse_checkpoint() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'checkpoint refused'; END $$`);
+    await db.pool.query(
+      `CREATE TRIGGER refuse_checkpoint BEFORE UPDATE ON ${schema}.checkpoints FOR EACH ROW
+         WHEN (NEW.processor = '${name}' AND NEW.global_position <> OLD.global_position) EXECUTE FUNCTION ${schema}.refuse_checkpoint()`,
+    );
+    await store.append(stream, [{ type: 'x.y', data: { n: 7 } }], { expected: 'no-stream' });
+    await waitFor(() => (failures.length >= 2 ? true : undefined), { timeoutMs: 10_000, message: 'two refused checkpoints' });
+    expect(failures[0].message).toMatch(/checkpoint refused/);
+    const tallied = async () => (await db.pool.query(`SELECT handled, total FROM ${schema}.tally WHERE stream_id = $1`, [stream])).rows[0];
+    expect(await tallied()).toBeUndefined(); // the tally of each refused batch was rolled back with it
+    const checkpoints = sent.filter((q) => /UPDATE \S+\.checkpoints SET transaction_id/.test(q.text));
+    expect(checkpoints.length).toBeGreaterThanOrEqual(2);
+    for (const q of checkpoints) expect(q.text).toMatch(/;\s*COMMIT$/);
+    expect(sent.filter((q) => q.text === 'COMMIT')).toEqual([]);
+
+    await db.pool.query(`DROP TRIGGER refuse_checkpoint ON ${schema}.checkpoints; DROP FUNCTION ${schema}.refuse_checkpoint()`);
+    await waitFor(tallied, { timeoutMs: 10_000, message: 'the batch applied once the checkpoint is allowed' });
+    await r.waitUntilCaughtUp();
+    expect(await tallied()).toEqual({ handled: 1, total: '7' });
   });
 
   it('a wake that finds nothing due writes nothing while the lease is fresh', async () => {
