@@ -3,3 +3,4 @@ export * from './wait-for';
 export * from './infra';
 
 export * from './nats-cleanup';
+export * from './recording-queries';

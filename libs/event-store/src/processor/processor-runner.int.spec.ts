@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, waitFor, type TestDatabase } from '@headspace/testing';
+import { createTestDatabase, recordingQueries, waitFor, type SentQuery, type TestDatabase } from '@headspace/testing';
 import { signalAppended } from '../append-signal';
 import { EventStore } from '../event-store';
 import { migrate } from '../migrate';
@@ -34,25 +34,6 @@ function runner(options: Partial<ProcessorOptions> & Pick<ProcessorOptions, 'nam
 /** The global position a processor's stored checkpoint is at. */
 async function storedPosition(processor: string): Promise<string> {
   return (await db.pool.query<{ pos: string }>(`SELECT global_position::text AS pos FROM ${schema}.checkpoints WHERE processor = $1`, [processor])).rows[0].pos;
-}
-
-interface SentQuery {
-  name?: string;
-  text: string;
-}
-
-/** `target` (a pool, or a client it hands out) recording every query sent through it into `sent`. */
-function recordingQueries<T extends object>(target: T, sent: SentQuery[]): T {
-  const record = (config: unknown) =>
-    sent.push(typeof config === 'string' ? { text: config } : { name: (config as SentQuery).name, text: String((config as SentQuery).text) });
-  return new Proxy(target, {
-    get(object, key, receiver) {
-      const value = Reflect.get(object, key, receiver) as unknown;
-      if (key === 'query') return (config: unknown, ...rest: unknown[]) => (record(config), (value as (...args: unknown[]) => unknown).call(object, config, ...rest));
-      if (key === 'connect') return async () => recordingQueries(await (value as () => Promise<PoolClient>).call(object), sent);
-      return typeof value === 'function' ? value.bind(object) : value;
-    },
-  });
 }
 
 /** A runner that collects the `n` of each event of its own stream, in the order handled. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { eventSubject } from '@headspace/contracts';
 import { migrate } from '@headspace/event-store';
 import { currentTraceId, shutdownTelemetry, startTelemetry } from '@headspace/telemetry';
-import { createTestDatabase, waitFor, type TestDatabase } from '@headspace/testing';
+import { createTestDatabase, recordingQueries, waitFor, type SentQuery, type TestDatabase } from '@headspace/testing';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { PoolClient } from 'pg';
@@ -12,6 +12,7 @@ import { HsHeaders, natsHeaders } from '../headers/hs-headers';
 import { ensureStream, eventStreamFor } from '../provisioning/jetstream-provisioning';
 import { connectNats, deleteStreams, uniqueToken } from '../testing/messaging-test-kit';
 import { createConsumer, type ConsumedEvent, type ConsumerOptions, type EventConsumer } from './event-consumer';
+import { beginWithInbox } from './inbox';
 
 const schema = 'consumer_svc';
 const service = uniqueToken('cons');
@@ -184,6 +185,22 @@ describe('consumer', () => {
     await waitFor(() => consumer.stats.handled + consumer.stats.duplicates === 2, { message: 'both deliveries seen' });
     expect(await effectOf(e.eventId)).toEqual({ n: 5, applied: 1 });
     expect(consumer.stats).toMatchObject({ handled: 1, duplicates: 1 });
+  });
+
+  it('a group of deliveries begins with its inbox rows in one round trip: the event handled before and the second copy of one are not new', async () => {
+    const [old, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+    await db.pool.query(`INSERT INTO ${schema}.inbox (consumer, event_id) VALUES ('grouped', $1)`, [old]);
+    const sent: SentQuery[] = [];
+    const client = await recordingQueries(db.pool, sent).connect();
+    try {
+      expect(await beginWithInbox(client, schema, 'grouped', [old, b, b.toUpperCase(), c])).toEqual([false, true, false, true]);
+      await client.query('ROLLBACK');
+    } finally {
+      client.release();
+    }
+    expect(sent.map((q) => q.text.slice(0, 5))).toEqual(['BEGIN', 'ROLLB']);
+    const { rows } = await db.pool.query(`SELECT event_id FROM ${schema}.inbox WHERE consumer = 'grouped'`);
+    expect(rows).toEqual([{ event_id: old }]); // the rows went with the rolled-back transaction
   });
 
   it('a malformed message is dead-lettered at once without running the handler', async () => {

@@ -6,6 +6,7 @@ import { decodeEnvelope, type EnvelopeEvent } from '../envelope/event-envelope';
 import { headersToRecord, optionalHeaderCarrier } from '../headers/hs-headers';
 import { ensureDurableConsumer } from '../provisioning/jetstream-provisioning';
 import { writeDeadLetter } from './dead-letter-writer';
+import { beginWithInbox } from './inbox';
 import { quoteIdent } from '@headspace/event-store';
 
 const handledCounter = meter.createCounter('headspace.consumer.handled', { description: 'Messages a consumer applied' });
@@ -66,8 +67,8 @@ export interface EventConsumer {
 
 /**
  * A durable JetStream pull consumer with an idempotent inbox (ARCHITECTURE.md §4). Per message:
- * BEGIN; INSERT the event id into `<schema>.inbox` (ON CONFLICT DO NOTHING); if it was new, run the
- * handler on the same transaction; COMMIT; ack. A failing handler rolls back and naks with backoff;
+ * BEGIN and INSERT the event id into `<schema>.inbox` (ON CONFLICT DO NOTHING), in one round trip;
+ * if it was new, run the handler on the same transaction; COMMIT; ack. A failing handler rolls back and naks with backoff;
  * on its `maxDeliver`-th failure the message goes to `<schema>.dead_letters` and is terminated.
  * Messages that keep coming back unacknowledged (a handler that crashes the process or outlives the
  * ack wait) are dead-lettered unrun after 2×maxDeliver deliveries; the server's own MaxDeliver is
@@ -126,14 +127,10 @@ export async function createConsumer(options: ConsumerOptions): Promise<EventCon
     const client = await options.pool.connect();
     let broken: Error | undefined;
     try {
-      await client.query('BEGIN');
-      const { rowCount } = await client.query(`INSERT INTO ${q}.inbox (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
-        options.durable,
-        event.eventId,
-      ]);
-      if (rowCount === 1) await options.handle(event, client);
+      const [fresh] = await beginWithInbox(client, q, options.durable, [event.eventId]);
+      if (fresh) await options.handle(event, client);
       await client.query('COMMIT');
-      return rowCount === 1;
+      return fresh;
     } catch (error) {
       await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
       throw error;
@@ -212,17 +209,12 @@ export async function createConsumer(options: ConsumerOptions): Promise<EventCon
     }
     const client = await options.pool.connect();
     let broken: Error | undefined;
-    const fresh: boolean[] = [];
+    let fresh: boolean[];
     try {
-      await client.query('BEGIN');
+      fresh = await beginWithInbox(client, q, options.durable, events.map((e) => e.eventId));
       for (let i = 0; i < group.length; i++) {
         const event = events[i];
-        const { rowCount } = await client.query(`INSERT INTO ${q}.inbox (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
-          options.durable,
-          event.eventId,
-        ]);
-        fresh.push(rowCount === 1);
-        if (rowCount === 1) await inSpan(group[i], event, () => options.handle(event, client));
+        if (fresh[i]) await inSpan(group[i], event, () => options.handle(event, client));
       }
       await client.query('COMMIT');
     } catch {
