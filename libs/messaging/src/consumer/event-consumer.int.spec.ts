@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { eventSubject } from '@headspace/contracts';
-import { migrate } from '@headspace/event-store';
+import { migrate, quoteIdent } from '@headspace/event-store';
 import { currentTraceId, shutdownTelemetry, startTelemetry } from '@headspace/telemetry';
 import { createTestDatabase, recordingQueries, waitFor, type SentQuery, type TestDatabase } from '@headspace/testing';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
@@ -193,7 +193,7 @@ describe('consumer', () => {
     const sent: SentQuery[] = [];
     const client = await recordingQueries(db.pool, sent).connect();
     try {
-      expect(await beginWithInbox(client, schema, 'grouped', [old, b, b.toUpperCase(), c])).toEqual([false, true, false, true]);
+      expect(await beginWithInbox(client, quoteIdent(schema), 'grouped', [old, b, b.toUpperCase(), c])).toEqual([false, true, false, true]);
       await client.query('ROLLBACK');
     } finally {
       client.release();
