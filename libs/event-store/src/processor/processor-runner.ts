@@ -85,6 +85,11 @@ const LOST_LEASE = -1;
 /** How many events the idle look of a processor with `types` reads (type and position only) to skip them unopened. */
 const PEEK_PAGE = 100;
 
+/** SET clause moving a checkpoint row up to the position (tx, pos) given as parameters, never back. */
+const advanceCheckpoint = (tx: string, pos: string) =>
+  `transaction_id = CASE WHEN (${tx}::xid8, ${pos}::bigint) > (transaction_id, global_position) THEN ${tx}::xid8 ELSE transaction_id END,
+   global_position = CASE WHEN (${tx}::xid8, ${pos}::bigint) > (transaction_id, global_position) THEN ${pos}::bigint ELSE global_position END`;
+
 type Look = 'idle' | 'due' | 'skipped' | 'skipped-more';
 
 /**
@@ -186,8 +191,7 @@ export class ProcessorRunner {
       await this.options.pool
         .query(
           `UPDATE ${this.q}.checkpoints SET lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
-              transaction_id = CASE WHEN ($3::xid8, $4::bigint) > (transaction_id, global_position) THEN $3::xid8 ELSE transaction_id END,
-              global_position = CASE WHEN ($3::xid8, $4::bigint) > (transaction_id, global_position) THEN $4::bigint ELSE global_position END
+              ${advanceCheckpoint('$3', '$4')}
             WHERE processor = $1 AND lease_owner = $2`,
           [this.options.name, this.instanceId, read.transactionId, read.globalPosition.toString()],
         )
@@ -519,8 +523,7 @@ export class ProcessorRunner {
     const { rowCount } = await client.query(
       `UPDATE ${this.q}.checkpoints
           SET lease_expires_at = now() + make_interval(secs => $3::double precision / 1000),
-              transaction_id = CASE WHEN ($4::xid8, $5::bigint) > (transaction_id, global_position) THEN $4::xid8 ELSE transaction_id END,
-              global_position = CASE WHEN ($4::xid8, $5::bigint) > (transaction_id, global_position) THEN $5::bigint ELSE global_position END,
+              ${advanceCheckpoint('$4', '$5')},
               updated_at = now()
         WHERE processor = $1 AND lease_owner = $2`,
       [this.options.name, this.instanceId, this.leaseMs, read.transactionId, read.globalPosition.toString()],
