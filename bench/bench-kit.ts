@@ -1,5 +1,6 @@
 import { Pool } from 'pg';
 import { createTestDatabase, type TestDatabase } from '@headspace/testing';
+import { PgClient } from '@headspace/event-store';
 
 export interface BenchRow {
   name: string;
@@ -50,7 +51,7 @@ export function printTable(rows: BenchRow[]): void {
 }
 
 export function newPool(url: string, max = 10): Pool {
-  const pool = new Pool({ connectionString: url, max });
+  const pool = new Pool({ connectionString: url, max, Client: PgClient });
   // Idle clients are cut when a bench drops its database (WITH FORCE): not a reason to crash.
   pool.on('error', () => undefined);
   return pool;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { EventStore, migrate } from '@headspace/event-store';
+import { EventStore, migrate, PgClient } from '@headspace/event-store';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +12,7 @@ const payload = { title: 'Add auth migration', persona: 'con', estimate: 3, tags
 export async function benchEventStore(options: { quick: boolean; replayEvents: number }): Promise<BenchRow[]> {
   const db = await benchDatabase('es');
   const schema = 'bench';
-  const pool = db.newPool({ max: 10 });
+  const pool = db.newPool({ max: 10, Client: PgClient });
   try {
     await migrate(pool, { schema });
     // The raw baseline writes the same rows into a table of the same shape and indexes as the log

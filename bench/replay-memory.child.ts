@@ -1,5 +1,5 @@
 import { Pool } from 'pg';
-import { EVENT_COLUMNS, ProcessorRunner } from '@headspace/event-store';
+import { EVENT_COLUMNS, PgClient, ProcessorRunner } from '@headspace/event-store';
 
 /**
  * Replays a whole log through a processor in a process of its own, so its RSS is the processor's
@@ -13,7 +13,7 @@ const ROUNDS = 3;
 
 async function main() {
   const [url, schema] = process.argv.slice(2);
-  const pool = new Pool({ connectionString: url, max: 2 });
+  const pool = new Pool({ connectionString: url, max: 2, Client: PgClient });
   await pool.query('SELECT 1');
   const { rows } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM "${schema}".events`);
   const total = Number(rows[0].n);
@@ -47,7 +47,7 @@ async function replayOnce(pool: Pool, schema: string, total: number, round: numb
   let tenth = 0;
   let warm = 0;
   const runner = new ProcessorRunner({
-    pool, schema, name: `replay-memory-${process.pid}-${round}`, batchSize: 5000, pollIntervalMs: 5,
+    pool, schema, name: `replay-memory-${process.pid}-${round}`, batchSize: 2000, pollIntervalMs: 5,
     handle: async (events) => {
       handled += events.length;
       if (handled % 50_000 < events.length) peak = Math.max(peak, rss());

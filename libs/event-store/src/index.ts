@@ -9,4 +9,5 @@ export * from './migrate';
 export * from './processor/processor-runner';
 export { EVENT_COLUMNS } from './row-mapping';
 export { quoteIdent } from './quote-ident';
+export { PgClient } from './pg-client';
 export { releaseAppendSignals, dropAppendSignals } from './append-signal';

@@ -1,3 +1,4 @@
+import { PgClient } from '@headspace/event-store';
 import { Pool, types, type CustomTypesConfig } from 'pg';
 
 const INT8 = 20;
@@ -46,6 +47,7 @@ export function createPgPool(options: PgPoolOptions): Pool {
     idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 30_000,
     connectionTimeoutMillis: 10_000,
     types: headspacePgTypes,
+    Client: PgClient,
   });
   // An idle client losing its connection emits here; unhandled, it would crash the process.
   pool.on('error', (error) => options.onError?.(error));

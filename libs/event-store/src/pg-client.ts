@@ -1,0 +1,33 @@
+import { Client } from 'pg';
+
+type Callback = (error: Error | null, result: unknown) => void;
+
+/**
+ * The pg Client every Headspace pool hands out (Pool option `Client`). A promise-form query on a
+ * checked-out client (`await client.query(config)`: every query inside a transaction) runs here
+ * through pg's callback form, which gives the query its callback when the query is built.
+ *
+ * Why: pg's own promise form builds the query and only then assigns its callback. On Node 24 the
+ * rows of such queries survive young-generation collections. Replaying 1.1 million events in
+ * batches of 1,000 through one client promoted about 500 MB to the old generation and ran more than
+ * 100 full collections. The same reads in callback form promoted 11 MB and ran 2, and the replay
+ * went from about 235,000 to 370,000 events/s. Pool#query already takes the callback form, and
+ * callback and stream queries (Submittable) pass through untouched.
+ */
+export class PgClient extends Client {
+  // `never` is assignable to each of pg's overloads, so callers keep Client's own typings.
+  override query(...args: unknown[]): never {
+    const [config, values, callback] = args;
+    if (typeof values === 'function' || typeof callback === 'function' || typeof (config as { submit?: unknown } | null)?.submit === 'function') {
+      return (super.query as (...a: unknown[]) => never)(...args);
+    }
+    const query = super.query as (config: unknown, values: unknown, callback: Callback) => void;
+    return new Promise((resolve, reject) => {
+      query.call(this, config, values, (error, result) => (error ? reject(error) : resolve(result)));
+    }).catch((error: Error) => {
+      // As pg does: the stack then leads back to the caller, not to the socket read.
+      Error.captureStackTrace(error);
+      throw error;
+    }) as never;
+  }
+}
