@@ -14,6 +14,8 @@ export const MessagingErrorCodes = {
   disconnected: ErrorCodes.disconnected,
   /** A reply that is not a Headspace reply envelope. */
   badReply: ErrorCodes.badReply,
+  /** JetStream refused a publish (a stream other than the expected one captured the subject, limits). */
+  publishRejected: ErrorCodes.publishRejected,
 } as const;
 
 export class MessagingError extends HeadspaceError {}

@@ -23,6 +23,7 @@ export const ErrorCodes = {
   provisioningConflict: 'MESSAGING.PROVISIONING_CONFLICT',
   disconnected: 'MESSAGING.DISCONNECTED',
   badReply: 'MESSAGING.BAD_REPLY',
+  publishRejected: 'MESSAGING.PUBLISH_REJECTED',
   internal: 'INTERNAL.UNEXPECTED',
   configInvalid: 'CONFIG.INVALID',
   teamNameInvalid: 'TEAM.NAME_INVALID',

@@ -22,6 +22,7 @@ const exact: Record<string, number> = {
   [ErrorCodes.unknownSubject]: 404,
   [ErrorCodes.disconnected]: 503,
   [ErrorCodes.badReply]: 502,
+  [ErrorCodes.publishRejected]: 502,
   [ErrorCodes.provisioningConflict]: 500,
   [ErrorCodes.configInvalid]: 500,
   [ErrorCodes.teamNameInvalid]: 400,
