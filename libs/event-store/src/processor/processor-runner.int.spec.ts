@@ -272,6 +272,55 @@ describe('ProcessorRunner', () => {
     expect(after[0]).toEqual({ pos: before, owner: 'another-instance' });
   });
 
+  it('a handler run outside a transaction gets the batch after a full one read while it ran, and handles every event once, in order', async () => {
+    const log = await bulkLoadedLog('read_ahead', 25);
+    const sent: SentQuery[] = [];
+    const handled: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const r = runner({
+      name: `ahead-${randomUUID()}`,
+      schema: log,
+      pool: recordingQueries(db.pool, sent),
+      batchSize: 10,
+      handleOutsideTransaction: true,
+      handle: async (events) => {
+        if (handled.length === 0) await gate;
+        handled.push(...events.map((e) => e.streamId));
+      },
+    });
+    r.start();
+    const batchReads = () => sent.filter((q) => q.name?.startsWith('hs-processor-batch-unlocked')).length;
+    await waitFor(() => (batchReads() >= 2 ? true : undefined), { timeoutMs: 5_000, message: 'the next batch is read while the first one is handled' });
+    expect(handled).toEqual([]);
+    release();
+    await waitFor(() => (handled.length >= 25 ? true : undefined), { timeoutMs: 5_000, message: 'every event handled' });
+    await r.waitUntilCaughtUp();
+    expect(handled).toEqual(Array.from({ length: 25 }, (_, i) => `bulk-${i + 1}`));
+  });
+
+  it('a batch read ahead of a handler that failed is not used: the failed batch is handled again, then the rest once each, in order', async () => {
+    const log = await bulkLoadedLog('read_ahead_failed', 25);
+    const handled: string[] = [];
+    let calls = 0;
+    const r = runner({
+      name: `ahead-failed-${randomUUID()}`,
+      schema: log,
+      batchSize: 10,
+      handleOutsideTransaction: true,
+      handle: async (events) => {
+        // The second batch fails once, after the first one renewed the lease: the third was read ahead meanwhile.
+        if (++calls === 2) throw new Error('boom');
+        handled.push(...events.map((e) => e.streamId));
+      },
+    });
+    r.start();
+    await waitFor(() => (handled.length >= 25 ? true : undefined), { timeoutMs: 5_000, message: 'every event handled' });
+    await r.waitUntilCaughtUp();
+    expect(calls).toBe(4);
+    expect(handled).toEqual(Array.from({ length: 25 }, (_, i) => `bulk-${i + 1}`));
+  });
+
   it('a handler run outside a transaction moves the stored checkpoint with the lease renewal, not after every batch; a stop stores it, so a restart repeats nothing', async () => {
     const name = `outside-deferred-${randomUUID()}`;
     const stream = `outside-deferred-${randomUUID()}`;

@@ -61,7 +61,8 @@ export interface ProcessorOptions {
    * while its handler runs, and every processor's fence (the oldest running transaction id) waits
    * behind it — for the relay, a JetStream round trip. The lease still keeps one instance at work;
    * one that lost its lease while the handler ran does not move the checkpoint, and its batch is
-   * handled again by the new holder.
+   * handled again by the new holder. After a full batch the next one is read while the handler runs,
+   * so a backlog's reads overlap its handling (relay bench: 40–45k → 47–53k events/s).
    */
   handleOutsideTransaction?: boolean;
   /**
@@ -91,6 +92,21 @@ const advanceCheckpoint = (tx: string, pos: string) =>
    global_position = CASE WHEN (${tx}::xid8, ${pos}::bigint) > (transaction_id, global_position) THEN ${pos}::bigint ELSE global_position END`;
 
 type Look = 'idle' | 'due' | 'skipped' | 'skipped-more';
+
+interface Position {
+  transactionId: string;
+  globalPosition: bigint;
+}
+
+/** A row of the batch statement: an event, with the checkpoint and fence on the first. */
+type BatchRow = EventRow & { cp_tx: string | null; cp_pos: string | null; fence_tx: string | null; fenced: boolean | null };
+
+/** The batch after a full one, read while the full one's handler ran outside a transaction. */
+interface ReadAhead {
+  from: Position;
+  generation: number;
+  rows: Promise<BatchRow[]>;
+}
 
 /**
  * Tails a service's event log in commit-safe order and feeds a handler, exactly once per event as
@@ -122,7 +138,9 @@ export class ProcessorRunner {
   private fencedBacklog = false;
   private lastFence = 0n;
   /** The checkpoint this instance last committed (null until its first batch: another may have moved it). */
-  private known: { transactionId: string; globalPosition: bigint } | null = null;
+  private known: Position | null = null;
+  /** Unlocked mode: the next batch, read while a full batch's handler ran (see readAhead). */
+  private ahead: ReadAhead | null = null;
   private leaseRenewedAt = 0;
   /** Handled outside transactions past the stored checkpoint, not stored yet (see checkpointEveryMs). */
   private unstored = false;
@@ -185,6 +203,7 @@ export class ProcessorRunner {
     this.unsubscribe?.();
     this.wake?.();
     await this.loop;
+    await this.dropReadAhead();
     if (this.holdsLease) {
       // Stores how far it has read (batches it skipped, or handled outside transactions) as it gives the lease up.
       const read = this.known ?? { transactionId: '0', globalPosition: 0n };
@@ -208,6 +227,7 @@ export class ProcessorRunner {
     this.unsubscribe?.();
     this.wake?.();
     await this.loop;
+    await this.dropReadAhead();
     this.holdsLease = false;
     this.state = 'stopped';
     this.releaseWaiters();
@@ -299,7 +319,8 @@ export class ProcessorRunner {
         // peek would only say so (one statement per batch for nothing under a steady stream of appends).
         const signalled = this.appendedSincePoll;
         this.appendedSincePoll = false;
-        const look = signalled && this.known ? 'due' : await this.inTurn(() => this.lookAhead());
+        // A batch read ahead is in hand (or on its way): it is the look.
+        const look = (signalled || this.ahead) && this.known ? 'due' : await this.inTurn(() => this.lookAhead());
         if (look !== 'due') {
           this.polls++;
           if (look === 'skipped-more') continue;
@@ -381,14 +402,7 @@ export class ProcessorRunner {
         await client.query('BEGIN');
         open = true;
       }
-      // One statement: the snapshot (and so the fence) is taken when it starts, before the row lock
-      // gives this transaction an xid of its own; the lock proves the lease is still ours.
-      const { rows: joined } = await client.query<EventRow & { cp_tx: string | null; cp_pos: string | null; fence_tx: string | null; fenced: boolean | null }>({
-        name: `hs-processor-batch${transactional ? '' : '-unlocked'}-${this.options.schema}`,
-        text: batchSql(this.q, transactional),
-        // $4, $5: how far this instance has read, which may be past the stored checkpoint (batches it skipped).
-        values: [this.options.name, this.instanceId, this.batchSize, this.known?.transactionId ?? '0', (this.known?.globalPosition ?? 0n).toString()],
-      });
+      const joined = (transactional ? undefined : await this.takeReadAhead()) ?? (await this.readBatch(client, transactional, this.known));
       if (joined.length === 0) return this.lostLease();
       const from = joined[0];
       const rows = from.event_id === null ? [] : joined;
@@ -428,6 +442,7 @@ export class ProcessorRunner {
         this.updateLag(rows.length === this.batchSize ? this.batchSize : 0);
         return rows.length;
       }
+      if (!transactional && rows.length === this.batchSize) this.readAhead(last);
       if (wanted.length > 0) await this.handleInSpan(wanted, client);
       if (!transactional) releaseAppendSignals(client); // the handler's appends committed on their own
       if (transactional) {
@@ -455,6 +470,47 @@ export class ProcessorRunner {
       if (open) await client.query('ROLLBACK').catch(() => undefined);
       client.release();
     }
+  }
+
+  /**
+   * The batch statement, from `from` (how far this instance has read, which may be past the stored
+   * checkpoint: batches it skipped). One statement: the snapshot (and so the fence) is taken when it
+   * starts, before the row lock gives the transaction an xid of its own; the lock proves the lease is
+   * still ours (unlocked: the lease owner does).
+   */
+  private async readBatch(db: Pick<Pool, 'query'>, transactional: boolean, from: Position | null): Promise<BatchRow[]> {
+    const { rows } = await db.query<BatchRow>({
+      name: `hs-processor-batch${transactional ? '' : '-unlocked'}-${this.options.schema}`,
+      text: batchSql(this.q, transactional),
+      values: [this.options.name, this.instanceId, this.batchSize, from?.transactionId ?? '0', (from?.globalPosition ?? 0n).toString()],
+    });
+    return rows;
+  }
+
+  /**
+   * Unlocked mode, after a full batch: reads the next one while the handler runs (for the relay, while
+   * its PubAcks come back), so a backlog's reads overlap its publishes.
+   */
+  private readAhead(after: RecordedEvent): void {
+    const from = { transactionId: after.transactionId, globalPosition: after.globalPosition };
+    const rows = this.readBatch(this.options.pool, false, from);
+    rows.catch(() => undefined); // a read-ahead that failed is read again when its turn comes
+    this.ahead = { from, generation: this.generation, rows };
+  }
+
+  /**
+   * The batch read ahead, when it is the next one still: read from where this instance has got to, in
+   * this generation, and with its lease check still standing. That check was made when it was read;
+   * no other instance can have taken an unexpired lease since, and this one's was renewed less than
+   * two thirds of a lease ago. Undefined otherwise, or when the read failed: the caller reads now.
+   */
+  private async takeReadAhead(): Promise<BatchRow[] | undefined> {
+    const ahead = this.ahead;
+    this.ahead = null;
+    if (!ahead || ahead.generation !== this.generation || !this.known) return undefined;
+    if (ahead.from.transactionId !== this.known.transactionId || ahead.from.globalPosition !== this.known.globalPosition) return undefined;
+    if (Date.now() - this.leaseRenewedAt >= (this.leaseMs * 2) / 3) return undefined;
+    return ahead.rows.catch(() => undefined);
   }
 
   /**
@@ -511,9 +567,17 @@ export class ProcessorRunner {
     return this.unstored && Date.now() - this.leaseRenewedAt >= this.checkpointEveryMs;
   }
 
+  /** Lets a read-ahead in flight finish (no query outlives a stop) and forgets it. */
+  private async dropReadAhead(): Promise<void> {
+    const ahead = this.ahead;
+    this.ahead = null;
+    await ahead?.rows.catch(() => undefined);
+  }
+
   private lostLease(): number {
     this.holdsLease = false;
     this.known = null;
+    this.ahead = null;
     this.unstored = false;
     return LOST_LEASE;
   }
