@@ -9,7 +9,7 @@ app="${1:-$APP}"
 [ $# -gt 0 ] && shift
 case "$app" in
   gateway | team-manager | orchestrator | cost-governor | ops-leon)
-    exec node --enable-source-maps --max-semi-space-size=4 --max-old-space-size=192 "dist/apps/$app/src/main.js" "$@" ;;
+    exec node --enable-source-maps --max-semi-space-size=8 --max-old-space-size=192 "dist/apps/$app/src/main.js" "$@" ;;
   migrate)
     exec node --enable-source-maps dist/scripts/migrate.js "$@" ;;
   "")
