@@ -66,6 +66,11 @@ describe('PgClient', () => {
     await onClient(async (client) => {
       const viaCallback = await new Promise((resolve, reject) => client.query('SELECT 2 AS two', (e: Error | null, r: { rows: unknown[] }) => (e ? reject(e) : resolve(r.rows))));
       expect(viaCallback).toEqual([{ two: 2 }]);
+      const viaConfig = await new Promise((resolve, reject) => {
+        const config = { text: 'SELECT 4 AS four', callback: (e: Error | null, r: { rows: unknown[] }) => (e ? reject(e) : resolve(r.rows)) };
+        void client.query(config as unknown as string);
+      });
+      expect(viaConfig).toEqual([{ four: 4 }]);
       const query = new Query('SELECT 3 AS three');
       const rows: unknown[] = [];
       query.on('row', (row) => rows.push(row));

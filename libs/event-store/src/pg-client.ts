@@ -12,13 +12,15 @@ type Callback = (error: Error | null, result: unknown) => void;
  * batches of 1,000 through one client promoted about 500 MB to the old generation and ran more than
  * 100 full collections. The same reads in callback form promoted 11 MB and ran 2, and the replay
  * went from about 235,000 to 370,000 events/s. Pool#query already takes the callback form, and
- * callback and stream queries (Submittable) pass through untouched.
+ * callback queries (an argument or a config's `callback`) and stream queries (Submittable) pass
+ * through untouched.
  */
 export class PgClient extends Client {
   // `never` is assignable to each of pg's overloads, so callers keep Client's own typings.
   override query(...args: unknown[]): never {
     const [config, values, callback] = args;
-    if (typeof values === 'function' || typeof callback === 'function' || typeof (config as { submit?: unknown } | null)?.submit === 'function') {
+    const own = config as { submit?: unknown; callback?: unknown } | null;
+    if (typeof values === 'function' || typeof callback === 'function' || typeof own?.submit === 'function' || typeof own?.callback === 'function') {
       return (super.query as (...a: unknown[]) => never)(...args);
     }
     const query = super.query as (config: unknown, values: unknown, callback: Callback) => void;
