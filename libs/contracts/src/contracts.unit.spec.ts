@@ -58,6 +58,7 @@ describe('contracts', () => {
     expect(httpStatusForCode('TASK.ALREADY_CLAIMED')).toBe(409);
     expect(httpStatusForCode('TASK.NOT_FOUND')).toBe(404);
     expect(httpStatusForCode('MESSAGING.TIMEOUT')).toBe(503);
+    expect(httpStatusForCode('MESSAGING.PUBLISH_REJECTED')).toBe(502);
     expect(httpStatusForCode('PERSONA.LEASE_NOT_FOUND')).toBe(404);
     expect(httpStatusForCode('MAILBOX.LEAD_ALREADY_EXISTS')).toBe(409);
     expect(httpStatusForCode('SOMETHING.ODD')).toBe(500);
