@@ -71,7 +71,7 @@ export async function benchRelay(opts: { pool: Pool; nc: NatsConnection; events?
         value: rate,
         unit: 'events/s',
         baseline: raw,
-        note: "publishing alone, as PipelinedPublisher does it; the relay adds each batch's read, which its acks do not overlap",
+        note: 'publishing alone, as PipelinedPublisher does it; the relay adds reading and mapping each batch, its spans and headers',
       },
     ];
   } finally {

@@ -98,6 +98,9 @@ interface Position {
   globalPosition: bigint;
 }
 
+const positionOf = (event: RecordedEvent): Position => ({ transactionId: event.transactionId, globalPosition: event.globalPosition });
+const samePosition = (a: Position, b: Position) => a.transactionId === b.transactionId && a.globalPosition === b.globalPosition;
+
 /** A row of the batch statement: an event, with the checkpoint and fence on the first. */
 type BatchRow = EventRow & { cp_tx: string | null; cp_pos: string | null; fence_tx: string | null; fenced: boolean | null };
 
@@ -438,7 +441,7 @@ export class ProcessorRunner {
         // reads these again and skips them again.
         if (open) await client.query('ROLLBACK');
         open = false;
-        this.known = { transactionId: last.transactionId, globalPosition: last.globalPosition };
+        this.known = positionOf(last);
         this.updateLag(rows.length === this.batchSize ? this.batchSize : 0);
         return rows.length;
       }
@@ -461,7 +464,7 @@ export class ProcessorRunner {
         this.leaseRenewedAt = Date.now();
         this.unstored = false;
       }
-      this.known = { transactionId: last.transactionId, globalPosition: last.globalPosition };
+      this.known = positionOf(last);
       handledCounter.add(wanted.length, { processor: this.options.name });
       this.updateLag(rows.length === this.batchSize ? this.batchSize : 0);
       return rows.length;
@@ -492,7 +495,7 @@ export class ProcessorRunner {
    * its PubAcks come back), so a backlog's reads overlap its publishes.
    */
   private readAhead(after: RecordedEvent): void {
-    const from = { transactionId: after.transactionId, globalPosition: after.globalPosition };
+    const from = positionOf(after);
     const rows = this.readBatch(this.options.pool, false, from);
     rows.catch(() => undefined); // a read-ahead that failed is read again when its turn comes
     this.ahead = { from, generation: this.generation, rows };
@@ -507,8 +510,7 @@ export class ProcessorRunner {
   private async takeReadAhead(): Promise<BatchRow[] | undefined> {
     const ahead = this.ahead;
     this.ahead = null;
-    if (!ahead || ahead.generation !== this.generation || !this.known) return undefined;
-    if (ahead.from.transactionId !== this.known.transactionId || ahead.from.globalPosition !== this.known.globalPosition) return undefined;
+    if (!ahead || ahead.generation !== this.generation || !this.known || !samePosition(ahead.from, this.known)) return undefined;
     if (Date.now() - this.leaseRenewedAt >= (this.leaseMs * 2) / 3) return undefined;
     return ahead.rows.catch(() => undefined);
   }
@@ -583,7 +585,7 @@ export class ProcessorRunner {
   }
 
   /** Extends the lease, and moves the stored checkpoint up to `read` (never back). False: the lease is another instance's. */
-  private async renewLease(client: PoolClient, read: { transactionId: string; globalPosition: bigint }): Promise<boolean> {
+  private async renewLease(client: PoolClient, read: Position): Promise<boolean> {
     const { rowCount } = await client.query(
       `UPDATE ${this.q}.checkpoints
           SET lease_expires_at = now() + make_interval(secs => $3::double precision / 1000),
