@@ -606,7 +606,7 @@ describe('ProcessorRunner', () => {
     const { stream, handled, r } = collecting('quiet-wake', { pollIntervalMs: 60_000, types: ['quiet-wake.wanted'] });
     r.start();
     await store.append(stream, [{ type: 'quiet-wake.wanted', data: { n: 1 } }], { expected: 'no-stream' });
-    await waitFor(() => (handled.length === 1 ? true : undefined), { timeoutMs: 5_000, message: 'the first event handled' });
+    await waitFor(() => (handled.length === 1 ? true : undefined), { timeoutMs: 15_000, message: 'the first event handled' });
     const stamp = async () => (await db.pool.query<{ at: Date }>(`SELECT updated_at AS at FROM ${schema}.checkpoints WHERE processor = $1`, [r.name])).rows[0].at.getTime();
     const before = await stamp();
     const polls = r.pollCount;
