@@ -65,9 +65,11 @@ export async function benchCostGovernor(options: { quick: boolean }): Promise<Be
     const raw = await roundTrips(nc, echoSubject, pairs * 2);
     const durable = await roundTrips(nc, floorSubject, pairs * 2);
     await hotPath(nc, team, Math.min(400, pairs)); // warm-up: JIT, pools, prepared statements
-    const [cpuBefore, ticksBefore] = [cpuMsOf(governor.child.pid!), await groupCommitStats(governor.port)];
+    const pid = governor.child.pid!;
+    const [cpuBefore, writesBefore, ticksBefore] = [cpuMsOf(pid), writeCallsOf(pid), await groupCommitStats(governor.port)];
     const hot = await hotPath(nc, team, pairs);
-    const cpuPerPair = (cpuMsOf(governor.child.pid!) - cpuBefore) / pairs;
+    const cpuPerPair = (cpuMsOf(pid) - cpuBefore) / pairs;
+    const writesPerPair = (writeCallsOf(pid) - writesBefore) / pairs;
     const ticks = diffStats(await groupCommitStats(governor.port), ticksBefore);
     const drainMs = await untilIdle(governor.child.pid!);
     const paced: BenchRow[] = [];
@@ -75,13 +77,15 @@ export async function benchCostGovernor(options: { quick: boolean }): Promise<Be
       const n = options.quick ? rate * 3 : rate * 8;
       const rawPaced = await roundTrips(nc, echoSubject, n * 2, rate * 2);
       const durablePaced = await roundTrips(nc, floorSubject, n * 2, rate * 2);
+      const [cpuAt, writesAt] = [cpuMsOf(pid), writeCallsOf(pid)];
       const gov = await hotPath(nc, team, n, rate);
+      const [pacedCpu, pacedWrites] = [(cpuMsOf(pid) - cpuAt) / n, (writeCallsOf(pid) - writesAt) / n];
       paced.push(
         {
           name: `paced at ${rate} pairs/s offered (${CALLERS} callers): may-spend p50`,
           value: ms(gov.maySpend, 50),
           unit: 'ms',
-          note: `${gov.pairsPerSecond.toFixed(0)} pairs/s done, ${gov.errors} errors; ${verdict(ms(gov.maySpend, 99), ms(rawPaced.latencies, 99), ms(durablePaced.latencies, 99))}; record-usage p99 ${ms(gov.recordUsage, 99).toFixed(2)} ms`,
+          note: `${gov.pairsPerSecond.toFixed(0)} pairs/s done, ${gov.errors} errors; ${verdict(ms(gov.maySpend, 99), ms(rawPaced.latencies, 99), ms(durablePaced.latencies, 99))}; record-usage p99 ${ms(gov.recordUsage, 99).toFixed(2)} ms; CPU ${pacedCpu.toFixed(2)} ms and ${pacedWrites.toFixed(1)} write calls per pair`,
         },
         floorRow(`paced at ${rate * 2} requests/s: durable floor p50`, durablePaced.latencies, ms(rawPaced.latencies, 99)),
       );
@@ -111,7 +115,12 @@ export async function benchCostGovernor(options: { quick: boolean }): Promise<Be
       },
       { name: 'backlog after the closed loop drained in', value: drainMs, unit: 'ms', note: 'projections and relay catching up; the paced runs start once the governor idles' },
       ...paced,
-      { name: 'cost-governor CPU per pair (all its threads)', value: cpuPerPair, unit: 'ms', note: `${((cpuPerPair * hot.pairsPerSecond) / 10).toFixed(0)}% of one core during the run` },
+      {
+        name: 'cost-governor CPU per pair (all its threads)',
+        value: cpuPerPair,
+        unit: 'ms',
+        note: `${((cpuPerPair * hot.pairsPerSecond) / 10).toFixed(0)}% of one core during the closed loop; ${writesPerPair.toFixed(1)} write calls per pair (sockets to PostgreSQL and NATS, mostly)`,
+      },
       { name: 'cost-governor RSS after the run', value: governor.rssMb(), unit: 'MB' },
     ];
   } finally {
@@ -183,6 +192,11 @@ function diffStats(after: GroupCommitStats, before: GroupCommitStats): GroupComm
 function cpuMsOf(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** Write system calls a process made so far (Linux /proc/<pid>/io `syscw`): on a VM each socket write that wakes another process is dear. */
+function writeCallsOf(pid: number): number {
+  return Number(/syscw:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? NaN);
 }
 
 /**
