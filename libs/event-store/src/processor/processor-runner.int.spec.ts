@@ -606,7 +606,7 @@ describe('ProcessorRunner', () => {
     const { stream, handled, r } = collecting('quiet-wake', { pollIntervalMs: 60_000, types: ['quiet-wake.wanted'] });
     r.start();
     await store.append(stream, [{ type: 'quiet-wake.wanted', data: { n: 1 } }], { expected: 'no-stream' });
-    await waitFor(() => (handled.length === 1 ? true : undefined), { timeoutMs: 15_000, message: 'the first event handled' });
+    await waitFor(() => (handled.length === 1 ? true : undefined), { timeoutMs: 5_000, message: 'the first event handled' });
     const stamp = async () => (await db.pool.query<{ at: Date }>(`SELECT updated_at AS at FROM ${schema}.checkpoints WHERE processor = $1`, [r.name])).rows[0].at.getTime();
     const before = await stamp();
     const polls = r.pollCount;
@@ -694,6 +694,30 @@ describe('ProcessorRunner', () => {
     expect(handled).toEqual([1, 2]);
   });
 
+  it('a typed processor that skips a page below the fence looks again soon for its events held back behind it', async () => {
+    // The wanted event's signal is spent on a batch of others' events; the peek after it skips the rest
+    // of them and must not then sleep out the idle interval while the wanted one waits behind the fence.
+    const { stream, handled, r } = collecting('typed-fenced', { pollIntervalMs: 600_000, batchSize: 2, types: ['typed-fenced.wanted'] });
+    r.start();
+    await r.waitUntilCaughtUp();
+    const others = `${stream}-others`;
+    for (let n = 1; n <= 3; n++) await store.append(others, [{ type: 'typed-fenced.other', data: { n } }], { expected: n === 1 ? 'no-stream' : BigInt(n - 1) });
+    const holder = await db.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_current_xact_id()'); // holds the fence below the wanted append
+      const polls = r.pollCount;
+      await store.append(stream, [{ type: 'typed-fenced.wanted', data: { n: 1 } }], { expected: 'no-stream' });
+      // Its batch of two others, then a peek that skips the third.
+      await waitFor(() => (r.pollCount >= polls + 2 ? true : undefined), { timeoutMs: 5_000, message: 'the batch and the peek after it' });
+      expect(handled).toEqual([]);
+      await holder.query('COMMIT');
+    } finally {
+      holder.release();
+    }
+    await waitFor(() => (handled.includes(1) ? true : undefined), { timeoutMs: 5_000, message: 'the held-back event is handled once the fence moves' });
+  });
+
   it('the idle polls, plain and typed, read the log-order index however long the log is, even as generic prepared plans', async () => {
     await db.pool.query(
       `INSERT INTO ${schema}.events (event_id, stream_id, stream_version, category, type, data)
@@ -721,7 +745,7 @@ describe('ProcessorRunner', () => {
       expect(JSON.stringify(typedPlan[0]['QUERY PLAN'])).not.toContain('Seq Scan');
       expect(JSON.stringify(typedPlan[0]['QUERY PLAN'])).toContain('events_log_order');
       const { rows: typedPeek } = await client.query(typed);
-      expect(typedPeek[0]).toMatchObject({ pending: null, fenced: null, seen: 0, wanted: null });
+      expect(typedPeek[0]).toMatchObject({ pending: null, fenced: false, seen: 0, wanted: null });
       await client.query('DEALLOCATE typed_peek');
     } finally {
       client.release();

@@ -664,7 +664,11 @@ interface PeekRow {
  * whether any is of its types and where the page ends (both index-ordered reads from the position).
  */
 export function typedPeekSql(q: string): string {
-  return `SELECT f.fence::text AS fence, n.tx < f.fence AS pending, n.tx >= f.fence AS fenced,
+  // fenced: whether the newest event waits behind the fence, not the next one. A page skipped below
+  // the fence can leave events of this processor's types behind it, whose append signals have been
+  // spent: only a look soon (fencedBacklog) finds them before the idle interval ends.
+  return `SELECT f.fence::text AS fence, n.tx < f.fence AS pending,
+                 (SELECT fe.transaction_id FROM ${q}.events fe ORDER BY fe.transaction_id DESC, fe.global_position DESC LIMIT 1) >= f.fence AS fenced,
                  p.wanted, p.seen, p.last_tx, p.last_pos::text AS last_pos
             FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS fence) f
             LEFT JOIN LATERAL (
