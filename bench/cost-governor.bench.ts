@@ -71,7 +71,7 @@ export async function benchCostGovernor(options: { quick: boolean }): Promise<Be
     const cpuPerPair = (cpuMsOf(pid) - cpuBefore) / pairs;
     const writesPerPair = (writeCallsOf(pid) - writesBefore) / pairs;
     const ticks = diffStats(await groupCommitStats(governor.port), ticksBefore);
-    const drainMs = await untilIdle(governor.child.pid!);
+    const drainMs = await untilIdle(pid);
     const paced: BenchRow[] = [];
     for (const rate of PACED_RATES) {
       const n = options.quick ? rate * 3 : rate * 8;

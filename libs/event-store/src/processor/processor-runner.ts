@@ -659,6 +659,13 @@ interface PeekRow {
 }
 
 /**
+ * The newest event's transaction: compared with the fence, whether committed events wait behind
+ * it. One backward step of the log-order index (an EXISTS on transaction_id >= fence was a
+ * sequential scan of the whole log as a generic plan whenever the answer was no).
+ */
+const newestTransaction = (q: string) => `(SELECT fe.transaction_id FROM ${q}.events fe ORDER BY fe.transaction_id DESC, fe.global_position DESC LIMIT 1)`;
+
+/**
  * The idle look of a processor with types ($1, $2: how far it has read; $3: its types; $4: page
  * size): the idle peek's fence and first event, plus, over the first $4 events below the fence,
  * whether any is of its types and where the page ends (both index-ordered reads from the position).
@@ -667,8 +674,7 @@ export function typedPeekSql(q: string): string {
   // fenced: whether the newest event waits behind the fence, not the next one. A page skipped below
   // the fence can leave events of this processor's types behind it, whose append signals have been
   // spent: only a look soon (fencedBacklog) finds them before the idle interval ends.
-  return `SELECT f.fence::text AS fence, n.tx < f.fence AS pending,
-                 (SELECT fe.transaction_id FROM ${q}.events fe ORDER BY fe.transaction_id DESC, fe.global_position DESC LIMIT 1) >= f.fence AS fenced,
+  return `SELECT f.fence::text AS fence, n.tx < f.fence AS pending, ${newestTransaction(q)} >= f.fence AS fenced,
                  p.wanted, p.seen, p.last_tx, p.last_pos::text AS last_pos
             FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS fence) f
             LEFT JOIN LATERAL (
@@ -700,12 +706,7 @@ export function batchSql(q: string, locked: boolean): string {
           SELECT CASE WHEN e.n IS NULL OR e.n = 1 THEN cp.transaction_id::text END AS cp_tx,
                  CASE WHEN e.n IS NULL OR e.n = 1 THEN cp.global_position END AS cp_pos,
                  CASE WHEN e.n IS NULL OR e.n = 1 THEN cp.fence::text END AS fence_tx,
-                 -- Whether committed events wait behind the fence: the newest event's transaction, one
-                 -- backward step of the log-order index (an EXISTS on transaction_id >= fence was a
-                 -- sequential scan of the whole log as a generic plan whenever the answer was no).
-                 CASE WHEN e.n IS NULL OR e.n = 1 THEN
-                   (SELECT fe.transaction_id FROM ${q}.events fe ORDER BY fe.transaction_id DESC, fe.global_position DESC LIMIT 1) >= cp.fence
-                 END AS fenced,
+                 CASE WHEN e.n IS NULL OR e.n = 1 THEN ${newestTransaction(q)} >= cp.fence END AS fenced,
                  e.*
             FROM cp LEFT JOIN LATERAL (
               SELECT page.*, (row_number() OVER ())::int AS n FROM (
