@@ -39,7 +39,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'int',
-          include: ['{apps,libs}/**/*.int.spec.ts', '{apps,libs}/**/*.e2e.spec.ts'],
+          include: ['{apps,libs}/**/*.int.spec.ts', '{apps,libs}/**/*.e2e.spec.ts', 'scripts/**/*.int.spec.ts'],
           maxWorkers: 2,
         },
       },

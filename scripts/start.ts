@@ -2,16 +2,20 @@
  * `npm start` supervisor (run by scripts/headspace-env.sh after infrastructure and migrations):
  * spawns the five services, waits for every GET /health/ready to answer 200, prints where each
  * listens, then runs the example (scripts/example-run.ts) with live progress and a summary, and
- * keeps the platform up until Ctrl-C / SIGTERM. While the example runs, service logs go to
+ * keeps the platform up until Ctrl-C / SIGTERM. A service that dies once the platform is up (a
+ * crash, SIGKILL, the OOM killer) is started again after a backoff doubling from 1 s up to 30 s
+ * (scripts/service-supervisor.ts), and the restart is logged; the others keep running. While the example runs, service logs go to
  * `.headspace/logs/<service>.log` and only warnings and errors reach the terminal.
  *
  * `npm start -- --services-only` skips the example; `--exit` (or HS_EXIT_AFTER_RUN=1) stops
  * everything after the summary, with exit code 0 only when the run completed.
  *
  * Env: HS_<APP>_PORT (e.g. HS_GATEWAY_PORT, HS_COST_GOVERNOR_PORT), HS_READY_TIMEOUT_MS (default
- * 120000), HS_STOP_GRACE_MS (default 10000), LOG_LEVEL; DATABASE_URL and NATS_URL are passed on.
+ * 120000), HS_STOP_GRACE_MS (default 10000), HS_RESTART_MAX_DELAY_MS (default 30000), LOG_LEVEL;
+ * DATABASE_URL and NATS_URL are passed on.
  */
 import { serviceCommand } from './service-command';
+import { ServiceSupervisor } from './service-supervisor';
 import { exampleEnv, runExample } from './example-run';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, type WriteStream } from 'node:fs';
@@ -38,6 +42,7 @@ const shown = new Set<string>();
 const logDir = join(REPO, '.headspace', 'logs');
 const READY_TIMEOUT_MS = Number(process.env.HS_READY_TIMEOUT_MS ?? 120_000);
 const STOP_GRACE_MS = Number(process.env.HS_STOP_GRACE_MS ?? 10_000);
+const RESTART_MAX_DELAY_MS = Number(process.env.HS_RESTART_MAX_DELAY_MS ?? 30_000);
 const LOG_TAIL = 15;
 const COLORS = [36, 33, 35, 32, 34];
 const useColor = process.stdout.isTTY && !process.env.NO_COLOR;
@@ -96,6 +101,8 @@ function launch(name: string, port: number, index: number, extraEnv: Record<stri
   }
   child.once('exit', (code, signal) => (running.exited = signal ? `signal ${signal}` : `exit code ${code}`));
   child.once('error', (error) => (running.exited = error.message));
+  // 'close' follows the last line of its output; a restart opens the file anew.
+  child.once('close', () => log?.end());
   return running;
 }
 
@@ -161,10 +168,12 @@ async function main(): Promise<number> {
   if (!SERVICES_ONLY) say(`service logs: ${logDir}/<service>.log`);
   quiet = !SERVICES_ONLY;
   const services = plan.map((s, i) => launch(s.name, s.port, i, extraEnv));
+  const supervisors: ServiceSupervisor[] = [];
   let stopping = false;
   const shutdown = async (why: string, code: number) => {
     if (stopping) return;
     stopping = true;
+    for (const supervisor of supervisors) supervisor.stop(); // no restart from here on
     say(`${why}: stopping all services (SIGTERM, SIGKILL after ${STOP_GRACE_MS} ms)`);
     await stopAll(services);
     process.exit(code);
@@ -187,14 +196,27 @@ async function main(): Promise<number> {
   const cols = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (r: string[]) => r.map((c, i) => c.padEnd(cols[i])).join('  ');
   process.stdout.write(`\n${line(head)}\n${cols.map((w) => '-'.repeat(w)).join('  ')}\n${rows.map(line).join('\n')}\n\n`);
-  for (const s of services) {
-    const died = () => void shutdown(`${s.name} stopped unexpectedly (${s.exited ?? 'exited'})`, 1);
-    if (s.exited) died();
-    else s.child.once('exit', died);
-  }
+  services.forEach((s, i) => {
+    const supervisor = new ServiceSupervisor(
+      {
+        name: s.name,
+        // The new process replaces the dead one in `services`, so a shutdown stops it.
+        spawn: () => {
+          services[i] = launch(s.name, s.port, i, extraEnv);
+          void waitUntilReady([services[i]]); // says when it is ready again
+          return services[i].child;
+        },
+        log: say,
+        maxDelayMs: RESTART_MAX_DELAY_MS,
+        lastLines: () => services[i].tail,
+      },
+      s.child,
+    );
+    supervisors.push(supervisor);
+  });
   if (SERVICES_ONLY) {
     say('all services ready; Ctrl-C stops them');
-    return new Promise<number>(() => undefined); // run until a signal or a service exit
+    return new Promise<number>(() => undefined); // run until a signal; services that die are restarted
   }
 
   const gateway = services.find((s) => s.name === 'gateway')!;

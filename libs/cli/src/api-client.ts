@@ -1,4 +1,5 @@
 import { CliError, ExitCode } from './exit-codes';
+import type { ReadPositions } from './read-positions';
 
 /** RFC 9457 problem details as the gateway sends them. */
 export interface Problem {
@@ -64,6 +65,8 @@ export class ApiClient {
   constructor(
     readonly endpoint: string,
     readonly token: string | undefined,
+    /** Reads pass the positions of this CLI's recent writes, so they show them (see read-positions.ts). */
+    readonly positions?: ReadPositions,
   ) {}
 
   url(path: string, query?: RequestOptions['query']): string {
@@ -78,11 +81,16 @@ export class ApiClient {
 
   async request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
     const url = this.url(path, options.query);
+    const minPosition = method === 'GET' ? this.positions?.current() : undefined;
     let res: Response;
     try {
       res = await fetch(url, {
         method,
-        headers: this.headers({ ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers }),
+        headers: this.headers({
+          ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...(minPosition ? { 'headspace-min-position': minPosition } : {}),
+          ...options.headers,
+        }),
         body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
         signal: options.signal,
       });
@@ -92,6 +100,8 @@ export class ApiClient {
     const text = await res.text();
     const json = parseJson(text);
     if (!res.ok) throw new ApiError(res.status, json && typeof json === 'object' ? (json as Problem) : { detail: text.slice(0, 300) || undefined }, method, path);
+    const position = res.headers.get('headspace-position');
+    if (position) this.positions?.remember(position);
     return (json ?? {}) as T;
   }
 

@@ -3,6 +3,7 @@ import { Command, CommanderError, Option } from 'commander';
 import pc from 'picocolors';
 import { ApiClient } from './api-client';
 import { configPath, maskToken, readConfig, resolveSettings, validateConfigValue, writeConfig } from './config';
+import { positionsPath, ReadPositions } from './read-positions';
 import { CliError, ExitCode } from './exit-codes';
 import { printJson, printRecord, printTable, processIo, success, withSpinner, type Io } from './output';
 import { tail } from './tail';
@@ -43,7 +44,7 @@ export function buildProgram(ctx: RunContext): Command {
   const client = (cmd: Command) => {
     const f = flags(cmd);
     const settings = resolveSettings({ endpoint: f.endpoint, token: f.token }, ctx.env);
-    return new ApiClient(settings.endpoint, settings.token);
+    return new ApiClient(settings.endpoint, settings.token, new ReadPositions(positionsPath(ctx.env), settings.endpoint));
   };
   const teamOf = (cmd: Command): string => {
     const f = flags(cmd);

@@ -48,7 +48,7 @@ export function appendManyStatement(q: string): string {
       JOIN input i ON i.id = e.stream
       LEFT JOIN s ON s.stream_id = e.stream
      ORDER BY e.ord
-    RETURNING event_id, stream_id, stream_version, global_position`;
+    RETURNING event_id, stream_id, stream_version, global_position, transaction_id::text AS tx_id`;
 }
 
 /** The error appendManyStatement raises when a compare-and-set or a check did not match. */

@@ -28,8 +28,8 @@ export function appendStatements(q: string): Record<CasKind, string> {
       SELECT coalesce(u.id, gen_random_uuid()), $1, s.version - $3::bigint + u.ord, $2, u.type, u.sv, u.data, u.meta
         FROM s, ROWS FROM (jsonb_to_recordset($4::jsonb) AS (id uuid, type text, sv integer, data jsonb, meta jsonb))
                 WITH ORDINALITY AS u (id, type, sv, data, meta, ord)
-      RETURNING event_id, stream_version, global_position)
-    SELECT event_id, stream_version, global_position FROM inserted ORDER BY global_position`;
+      RETURNING event_id, stream_version, global_position, transaction_id::text AS tx_id)
+    SELECT event_id, stream_version, global_position, tx_id FROM inserted ORDER BY global_position`;
   return { any: statement('any'), 'no-stream': statement('no-stream'), 'stream-exists': statement('stream-exists'), exact: statement('exact') };
 }
 
@@ -45,6 +45,6 @@ export function appendOneStatements(q: string): Record<CasKind, string> {
     WITH s AS (${cas[kind].replaceAll('$5::bigint', '$9::bigint')})
     INSERT INTO ${q}.events (event_id, stream_id, stream_version, category, type, schema_version, data, metadata)
     SELECT coalesce($4::uuid, gen_random_uuid()), $1, s.version, $2, $5, $6::integer, $7::jsonb, $8::jsonb FROM s
-    RETURNING event_id, stream_version, global_position`;
+    RETURNING event_id, stream_version, global_position, transaction_id::text AS tx_id`;
   return { any: statement('any'), 'no-stream': statement('no-stream'), 'stream-exists': statement('stream-exists'), exact: statement('exact') };
 }

@@ -4,6 +4,7 @@ import type { EventRegistry } from '@headspace/contracts';
 import type { Pool, PoolClient } from 'pg';
 import { appendManyParameters, appendManyStatement, expectations, firstConflict, isAppendManyConflict } from './append-many';
 import { appendOneStatements, appendStatements, type CasKind } from './append-sql';
+import { recordPosition } from './appended-position';
 import { deferAppendSignal, dropAppendSignals, releaseAppendSignals, signalAppended } from './append-signal';
 import { ConcurrencyError } from './concurrency-error';
 import { categoryOf, deterministicEventId } from './event-id';
@@ -81,6 +82,7 @@ export class EventStore {
       });
       try {
         const result = await this.callAppend(options.client ?? this.pool, streamId, category, options.expected, prepared);
+        this.record(result);
         span.setAttribute('headspace.replayed', result.replayed);
         if (!result.replayed) {
           appended.add(events.length, { category, schema: this.schema });
@@ -141,6 +143,7 @@ export class EventStore {
           taken.set(entry.streamId, from + entry.events.length);
           return appendResult(entry.streamId, byStream.get(entry.streamId)!.slice(from, from + entry.events.length), false);
         });
+        for (const result of results) this.record(result);
         for (const [category, count] of plan.categories) appended.add(count, { category, schema: this.schema });
         this.signal(options.client, appends.flatMap((entry) => entry.events.map((e) => e.type)));
         return results;
@@ -199,20 +202,26 @@ export class EventStore {
    */
   async priorResult(streamId: string, commandId: string, db: Queryable = this.pool): Promise<AppendResult | null> {
     const { rows } = await db.query<AppendedRow>(
-      `SELECT event_id, stream_version, global_position FROM ${this.q}.events
+      `SELECT event_id, stream_version, global_position, transaction_id::text AS tx_id FROM ${this.q}.events
         WHERE stream_id = $1 AND metadata ->> 'commandId' = $2 ORDER BY stream_version`,
       [streamId, commandId],
     );
-    return rows.length ? appendResult(streamId, rows, true) : null;
+    return rows.length ? this.record(appendResult(streamId, rows, true)) : null;
   }
 
   /** The original result of a command whose events are already recorded. */
   private async replayOf(streamId: string, eventIds: string[], db: Queryable): Promise<AppendResult | null> {
     const { rows } = await db.query<AppendedRow>(
-      `SELECT event_id, stream_version, global_position FROM ${this.q}.events WHERE event_id = ANY ($1::uuid[]) ORDER BY global_position`,
+      `SELECT event_id, stream_version, global_position, transaction_id::text AS tx_id FROM ${this.q}.events WHERE event_id = ANY ($1::uuid[]) ORDER BY global_position`,
       [eventIds],
     );
     return rows.length ? appendResult(streamId, rows, true) : null;
+  }
+
+  /** Where the request being served (if any) got to in this log: its reply names it, so its client can read its own writes. */
+  private record(result: AppendResult): AppendResult {
+    if (result.lastTransactionId) recordPosition(this.schema, { transactionId: result.lastTransactionId, globalPosition: result.lastPosition });
+    return result;
   }
 
   /** Committed appends wake processors now; those in a caller's transaction when it commits. */
@@ -271,6 +280,7 @@ interface AppendedRow {
   event_id: string;
   stream_version: string;
   global_position: string;
+  tx_id?: string;
 }
 
 function appendResult(streamId: string, rows: AppendedRow[], replayed: boolean): AppendResult {
@@ -280,6 +290,7 @@ function appendResult(streamId: string, rows: AppendedRow[], replayed: boolean):
     nextExpectedVersion: BigInt(last.stream_version),
     firstPosition: BigInt(rows[0].global_position),
     lastPosition: BigInt(last.global_position),
+    ...(last.tx_id ? { lastTransactionId: last.tx_id } : {}),
     eventIds: rows.map((row) => row.event_id),
     replayed,
   };
@@ -294,11 +305,13 @@ export function priorResultIn(history: readonly RecordedEvent[], commandId: stri
   const mine = history.filter((event) => event.metadata.commandId === commandId);
   if (mine.length === 0) return null;
   const last = mine[mine.length - 1];
+  recordPosition(undefined, { transactionId: last.transactionId, globalPosition: last.globalPosition });
   return {
     streamId: last.streamId,
     nextExpectedVersion: last.streamVersion,
     firstPosition: mine[0].globalPosition,
     lastPosition: last.globalPosition,
+    lastTransactionId: last.transactionId,
     eventIds: mine.map((event) => event.eventId),
     replayed: true,
   };

@@ -1,5 +1,6 @@
 export * from './types';
 export * from './concurrency-error';
+export * from './database-unavailable';
 export * from './event-id';
 export * from './event-store';
 export * from './retry';
@@ -7,6 +8,7 @@ export * from './decider';
 export * from './decider-spec';
 export * from './migrate';
 export * from './processor/processor-runner';
+export { appendedPositionOf, comparePositions, recordingPositions, type PositionRecorder } from './appended-position';
 export { EVENT_COLUMNS } from './row-mapping';
 export { quoteIdent } from './quote-ident';
 export { PgClient } from './pg-client';

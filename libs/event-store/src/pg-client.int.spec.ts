@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, Query, type Pool, type PoolClient } from 'pg';
-import { createTestDatabase, type TestDatabase } from '@headspace/testing';
+import { createTestDatabase, waitFor, type TestDatabase } from '@headspace/testing';
 import { PgClient } from './pg-client';
 
 let db: TestDatabase;
@@ -79,5 +79,36 @@ describe('PgClient', () => {
       await new Promise((resolve) => query.on('end', resolve));
       expect(rows).toEqual([{ three: 3 }]);
     });
+  });
+
+  it('survives losing its connection while checked out: nothing emits an unhandled error, queries reject and the pool replaces it', async () => {
+    const client = await pool.connect();
+    // An `error` event nobody listens for throws out of the socket's handler: an uncaught exception.
+    const thrown: unknown[] = [];
+    const emit = client.emit.bind(client);
+    client.emit = ((event: string, ...args: unknown[]) => {
+      try {
+        return emit(event, ...args);
+      } catch (error) {
+        thrown.push(error);
+        return false;
+      }
+    }) as typeof client.emit;
+    let broken: unknown;
+    try {
+      const ended = new Promise((resolve) => client.once('end', resolve));
+      await client.query('BEGIN');
+      const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      // Between two statements of a transaction, as a PostgreSQL restart catches a busy service.
+      await db.pool.query('SELECT pg_terminate_backend($1)', [rows[0].pid]);
+      broken = await waitFor(() => client.query('SELECT 1').then(() => false, (error: unknown) => error), { message: 'the dead connection to fail a query' });
+      await ended;
+    } finally {
+      client.release();
+    }
+    expect(thrown).toEqual([]);
+    expect(broken).toBeInstanceOf(Error);
+    expect((client as unknown as PgClient).connectionError).toBeInstanceOf(Error); // read ECONNRESET, 57P01 or 'Connection terminated unexpectedly'
+    expect((await pool.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
   });
 });

@@ -1,4 +1,4 @@
-import { Client } from 'pg';
+import { Client, type ClientConfig } from 'pg';
 
 type Callback = (error: Error | null, result: unknown) => void;
 
@@ -14,8 +14,23 @@ type Callback = (error: Error | null, result: unknown) => void;
  * went from about 235,000 to 370,000 events/s. Pool#query already takes the callback form, and
  * callback queries (an argument or a config's `callback`) and stream queries (Submittable) pass
  * through untouched.
+ *
+ * It also always listens for its own `error` event. pg emits one when the connection dies (a
+ * PostgreSQL restart: `read ECONNRESET`, `Connection terminated unexpectedly`, 57P01), and the pool
+ * listens only while a client is idle: on a checked-out client between two queries of a transaction
+ * nobody did, and Node turned the event into an uncaught exception that ended the process. The
+ * error is not lost: the running query rejects with it, the next one with "not queryable", and the
+ * pool discards the client on release.
  */
 export class PgClient extends Client {
+  /** The error that broke this client's connection, if one did. */
+  connectionError?: Error;
+
+  constructor(config?: string | ClientConfig) {
+    super(config);
+    this.on('error', (error: Error) => (this.connectionError ??= error));
+  }
+
   // `never` is assignable to each of pg's overloads, so callers keep Client's own typings.
   override query(...args: unknown[]): never {
     const [config, values, callback] = args;

@@ -58,6 +58,8 @@ export interface AppendResult {
   nextExpectedVersion: bigint;
   firstPosition: bigint;
   lastPosition: bigint;
+  /** xid8 of the transaction that wrote the last event (decimal): with lastPosition, the log position the command reached. */
+  lastTransactionId?: string;
   eventIds: string[];
   /** True when this command had already been appended and nothing new was written. */
   replayed: boolean;

@@ -24,4 +24,5 @@ export { redactSecrets, redactDeep, REDACT_PATHS } from './logging/redaction';
 export { pinoOptions, type LoggerSettings } from './logging/logger-options';
 export { ShutdownState } from './lifecycle/shutdown-state';
 export { EventRelayService } from './event-sourcing/event-relay.service';
+export { FenceMonitor, oldestTransaction, type FenceHolder } from './event-sourcing/fence-monitor.service';
 export { ServedHandler } from './messaging/served-handler';

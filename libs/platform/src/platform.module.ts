@@ -1,10 +1,13 @@
 import { Global, Logger, Module, type DynamicModule } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import { setSubjectNamespace } from '@headspace/contracts';
 import { LoggerModule } from 'nestjs-pino';
 import type { BaseConfig } from './config/base-config.schema';
 import { createPgPool } from './database/pg-pool';
 import { EventRelayService } from './event-sourcing/event-relay.service';
+import { FenceMonitor } from './event-sourcing/fence-monitor.service';
+import { ReadPositionGateService } from './event-sourcing/read-position-gate.service';
 import { HealthController } from './health/health.controller';
 import { PlatformLifecycle } from './lifecycle/platform-lifecycle.service';
 import { ShutdownState } from './lifecycle/shutdown-state';
@@ -45,6 +48,7 @@ export class PlatformModule {
           nestLoggerParams({ service, instance: config.SERVICE_INSTANCE_ID, level: config.LOG_LEVEL }),
         ),
         TerminusModule.forRoot({ errorLogStyle: 'json' }),
+        DiscoveryModule,
       ],
       controllers: [HealthController, MetricsController],
       providers: [
@@ -70,6 +74,9 @@ export class PlatformModule {
         },
         ShutdownState,
         PlatformLifecycle,
+        // Reading one's own writes (queries with a min-position) and the held-fence warning.
+        ReadPositionGateService,
+        FenceMonitor,
         ...(publishEvents ? [EventRelayService] : []),
       ],
       exports: [APP_CONFIG, PG_POOL, NATS_CONNECTION, SERVICE_SCHEMA, SERVICE_NAME, ...(publishEvents ? [EventRelayService] : [])],

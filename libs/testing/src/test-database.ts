@@ -17,16 +17,18 @@ export function adminDatabaseUrl(): string {
 /**
  * A fresh database per spec file so specs run in parallel without seeing each other's rows.
  * Drop it in afterAll; leftovers from a crashed run are harmless (`hs_t_` prefix, dropped by `dropStaleTestDatabases`).
+ * `adminUrl`: another server's admin database (a spec's own cluster, see startPgServer).
  */
-export async function createTestDatabase(label = 'spec'): Promise<TestDatabase> {
+export async function createTestDatabase(label = 'spec', options: { adminUrl?: string } = {}): Promise<TestDatabase> {
+  const adminUrl = options.adminUrl ?? adminDatabaseUrl();
   const name = `hs_t_${label.replace(/[^a-z0-9]/gi, '').toLowerCase().slice(0, 20)}_${randomBytes(4).toString('hex')}`;
-  const admin = new Pool({ connectionString: adminDatabaseUrl(), max: 1 });
+  const admin = new Pool({ connectionString: adminUrl, max: 1 });
   try {
     await admin.query(`CREATE DATABASE ${name}`);
   } finally {
     await admin.end();
   }
-  const url = new URL(adminDatabaseUrl());
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const pools: Pool[] = [];
   const newPool = (config: PoolConfig = {}) => {
@@ -43,7 +45,7 @@ export async function createTestDatabase(label = 'spec'): Promise<TestDatabase> 
     newPool,
     async drop() {
       await Promise.all(pools.map((p) => p.end().catch(() => undefined)));
-      const dropper = new Pool({ connectionString: adminDatabaseUrl(), max: 1 });
+      const dropper = new Pool({ connectionString: adminUrl, max: 1 });
       try {
         await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       } finally {

@@ -1,13 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import type { EventMetadata } from '@headspace/contracts';
-import type { BudgetCommand, BudgetState } from './budget.decider';
+import { budgetStreamId, type EventMetadata } from '@headspace/contracts';
+import { EventStore, foldEvents } from '@headspace/event-store';
+import { budgetDecider, type BudgetCommand, type BudgetEvent, type BudgetState } from './budget.decider';
 import { BudgetGroupCommit } from './budget-group-commit';
 import { firstEventIds } from './budget-tick';
 
 /** Runs one command on one budget (prior result first: a retried command appends nothing). */
 @Injectable()
 export class BudgetCommands {
-  constructor(private readonly groupCommit: BudgetGroupCommit) {}
+  constructor(
+    private readonly groupCommit: BudgetGroupCommit,
+    private readonly store: EventStore,
+  ) {}
 
   run(budgetId: string, command: BudgetCommand, commandId: string, metadata: EventMetadata): Promise<{ state: BudgetState; streamVersion: bigint; replayed: boolean }> {
     return this.groupCommit.submit({
@@ -19,5 +23,17 @@ export class BudgetCommands {
         return { state, streamVersion: tick.version(budgetId), replayed: false };
       },
     });
+  }
+
+  /**
+   * The budget as this command's first attempt left it: what a retried command answers, not the
+   * budget as later commands changed it. Reads the stream, so only for the rare retry of a command
+   * whose answer shows the budget.
+   */
+  async asLeftBy(budgetId: string, commandId: string): Promise<{ state: BudgetState; streamVersion: bigint }> {
+    const history = await this.store.readStream(budgetStreamId(budgetId));
+    const through = history.findLastIndex((event) => event.metadata.commandId === commandId);
+    const events = history.slice(0, through + 1) as unknown as BudgetEvent[];
+    return { state: foldEvents(budgetDecider, events), streamVersion: through < 0 ? 0n : history[through].streamVersion };
   }
 }

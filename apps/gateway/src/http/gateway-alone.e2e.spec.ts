@@ -23,6 +23,18 @@ describe('the gateway without a team-manager behind it', () => {
     expect(res.headers['retry-after']).toBeDefined();
   });
 
+  it('a NUL character in a path, query or body field is refused at the edge, before anything is sent: 400 naming the field, not 503', async () => {
+    const token = await h.issueToken('admin', '*');
+    const refused = [
+      await h.call({ method: 'GET', url: '/api/v1/teams/alpha/approvals/a%00' }, token),
+      await h.call({ method: 'GET', url: '/api/v1/teams/alpha/locks?holder=al%00' }, token),
+      await h.call({ method: 'POST', url: '/api/v1/teams', payload: { name: 'alpha', metadata: { 'o\u0000k': 'x' } } }, token),
+    ];
+    expect(refused.map((res) => res.statusCode)).toEqual([400, 400, 400]);
+    expect(refused.map((res) => res.json().field)).toEqual(['approvalId', 'holder', 'metadata.o\\u0000k']);
+    expect(refused[0].headers['content-type']).toContain('application/problem+json');
+  });
+
   it('rate limiting is per token: one token over its limit gets 429 with Retry-After, another is still served', async () => {
     const first = await h.issueToken('viewer', '*');
     const second = await h.issueToken('viewer', '*');

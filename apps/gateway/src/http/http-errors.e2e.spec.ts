@@ -46,6 +46,43 @@ describe('gateway HTTP errors are problem+json with stable codes', () => {
     expectProblem(res, 415, 'GATEWAY.UNSUPPORTED_MEDIA_TYPE');
   });
 
+  it('a text/plain body on a JSON route is 415 naming the content type, as is any type without a parser', async () => {
+    for (const type of ['text/plain', 'text/plain; charset=utf-8', 'application/x-www-form-urlencoded']) {
+      const res = await h.call({ method: 'POST', url: '/api/v1/teams', headers: { 'content-type': type }, payload: 'name=alpha' }, h.adminToken);
+      expectProblem(res, 415, 'GATEWAY.UNSUPPORTED_MEDIA_TYPE');
+      expect(res.json().detail).toContain(JSON.stringify(type));
+    }
+  });
+
+  it('invalid UTF-8 inside a JSON string is 400 GATEWAY.BAD_JSON, not text with U+FFFD', async () => {
+    const before = await h.eventCount();
+    const payload = Buffer.concat([Buffer.from('{"name":"utf","description":"caf'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
+    const res = await h.call({ method: 'POST', url: '/api/v1/teams', headers: { 'content-type': 'application/json' }, payload }, h.adminToken);
+    expectProblem(res, 400, 'GATEWAY.BAD_JSON');
+    expect(res.json().detail).toMatch(/UTF-8/);
+    expect((await h.call({ method: 'GET', url: '/api/v1/teams/utf' }, h.adminToken)).statusCode).toBe(404);
+    expect(await h.eventCount()).toBe(before);
+  });
+
+  it('a NUL character in a body field, a path parameter or a query parameter is 400 naming it, and nothing is written', async () => {
+    const before = await h.eventCount();
+    const body = await h.call({ method: 'POST', url: '/api/v1/teams', payload: { name: 'nul', description: 'a\u0000b' } }, h.adminToken);
+    expectProblem(body, 400, 'CONTRACTS.VALIDATION_FAILED');
+    expect(body.json().field).toBe('description');
+    const nested = await h.call(
+      { method: 'POST', url: '/api/v1/teams/nul/approvals', payload: { kind: 'plan-approval', requester: 'con', summary: 's', timeoutMs: 1000, payload: { plan: ['ok', 'x\u0000'] } } },
+      h.adminToken,
+    );
+    expect(nested.json()).toMatchObject({ status: 400, field: 'payload.plan.1' });
+    const path = await h.call({ method: 'GET', url: '/api/v1/teams/nul/approvals/a%00' }, h.adminToken);
+    expectProblem(path, 400, 'CONTRACTS.VALIDATION_FAILED');
+    expect(path.json().field).toBe('approvalId');
+    const query = await h.call({ method: 'GET', url: '/api/v1/teams/nul/tasks?file=src%00.ts' }, h.adminToken);
+    expectProblem(query, 400, 'CONTRACTS.VALIDATION_FAILED');
+    expect(query.json().field).toBe('file');
+    expect(await h.eventCount()).toBe(before);
+  });
+
   it('a schema violation is 400 naming the field', async () => {
     const res = await h.call({ method: 'POST', url: '/api/v1/teams', payload: { name: 'Bad Name!' } }, h.adminToken);
     expectProblem(res, 400, 'CONTRACTS.VALIDATION_FAILED');

@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { ErrorCodes, HeadspaceError } from '@headspace/contracts';
 import { APP_CONFIG } from '@headspace/platform';
@@ -11,33 +11,39 @@ import { authenticateHook } from '../auth/authenticate.hook';
 import type { AuthenticatedRequest } from '../auth/principal';
 import type { AppConfig } from '../config';
 import { TokenService } from '../tokens/token.service';
+import { registerBodyParsers } from './body-parsers';
+import { answerClientErrorsAsProblems, answerWhileClosingAsProblems } from './connection-problems';
 import { answerFrameworkErrorsAsProblems } from './framework-errors';
-
-const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml'];
+import { refuseNulCharactersHook } from './nul-characters.hook';
 
 /**
  * The Fastify side of the gateway, set up on the instance Nest created: body parsers with the
- * configured size limit (JSON and YAML only; anything else is 415), security headers, CORS,
- * authentication and per-token rate limiting. Fastify attaches root hooks to every route at ready,
- * so these also cover the routes Nest registered before this runs.
+ * configured size limit (JSON and YAML only; anything else is 415), problem+json answers for what
+ * Node and Fastify answer before a route runs, security headers, CORS, authentication, per-token
+ * rate limiting and the refusal of NUL characters. Fastify attaches root hooks to every route at
+ * ready, so these also cover the routes Nest registered before this runs.
  */
 @Injectable()
-export class HttpSetup implements OnModuleInit {
+export class HttpSetup implements OnModuleInit, BeforeApplicationShutdown {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly tokens: TokenService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /** From SIGTERM on (readiness turns 503 then too), answers ask clients to close their connection. */
+  private shuttingDown = false;
+
+  beforeApplicationShutdown(): void {
+    this.shuttingDown = true;
+  }
+
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    const bodyLimit = this.config.HS_BODY_LIMIT_BYTES;
-    for (const type of ['application/json', 'application/x-www-form-urlencoded']) {
-      if (fastify.hasContentTypeParser(type)) fastify.removeContentTypeParser(type);
-    }
-    fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, fastify.getDefaultJsonParser('error', 'error'));
+    registerBodyParsers(fastify, this.config.HS_BODY_LIMIT_BYTES);
     answerFrameworkErrorsAsProblems(fastify);
-    fastify.addContentTypeParser(YAML_TYPES, { parseAs: 'string', bodyLimit }, (_req, body, done) => done(null, body));
+    answerClientErrorsAsProblems(fastify.server);
+    answerWhileClosingAsProblems(fastify, () => this.shuttingDown);
 
     // Not awaited: loading plugins now would make the routes Nest already declared capture
     // Fastify's default error handler instead of Nest's (set later), and errors raised before the
@@ -50,8 +56,9 @@ export class HttpSetup implements OnModuleInit {
     const plugin = async (fastify: FastifyInstance) => {
       await fastify.register(helmet);
       const origins = config.HS_CORS_ORIGINS;
-      if (origins.length) await fastify.register(cors, { origin: origins.includes('*') ? '*' : origins, exposedHeaders: ['Retry-After'] });
+      if (origins.length) await fastify.register(cors, { origin: origins.includes('*') ? '*' : origins, exposedHeaders: ['Retry-After', 'Headspace-Position'] });
       fastify.addHook('onRequest', authenticateHook(tokens));
+      fastify.addHook('preValidation', refuseNulCharactersHook);
       await fastify.register(rateLimit, { global: false });
       fastify.addHook(
         'onRequest',

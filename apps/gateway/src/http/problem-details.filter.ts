@@ -1,5 +1,6 @@
 import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { ErrorCodes, HeadspaceError, httpStatusForCode } from '@headspace/contracts';
+import { asDatabaseUnavailable } from '@headspace/event-store';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -16,6 +17,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const request = http.getRequest<FastifyRequest>();
     // The path only: a query string may carry an access token.
     const problem = toProblem(exception, request.url.split('?', 1)[0]);
+    if (problem.status === 415) problem.detail = unsupportedMediaType(request.headers['content-type']);
     // 503 = a service behind NATS is down or slow: expected and retried by clients, no stack needed.
     if (problem.status === 503) this.logger.warn({ code: problem.code }, problem.detail);
     else if (problem.status >= 500) this.logger.error({ err: exception, code: problem.code }, problem.detail);
@@ -31,13 +33,14 @@ export interface Problem {
   title: string;
   status: number;
   detail: string;
-  instance: string;
+  /** Absent when the request could not be read far enough to know its path. */
+  instance?: string;
   code: string;
   field?: string;
   issues?: unknown;
 }
 
-export function toProblem(exception: unknown, instance: string): Problem {
+export function toProblem(exception: unknown, instance?: string): Problem {
   if (exception instanceof HeadspaceError) {
     const status = httpStatusForCode(exception.code);
     return {
@@ -62,8 +65,14 @@ export function toProblem(exception: unknown, instance: string): Problem {
     const code = httpExceptionCode(status, exception);
     return { type: problemType(code), title: titleOf(code), status, detail: (exception as Error).message, instance, code };
   }
+  // The gateway's own tables (tokens, idempotency) while PostgreSQL is down or restarting: retryable.
+  const unavailable = asDatabaseUnavailable(exception);
+  if (unavailable) return toProblem(unavailable, instance);
   return { type: 'about:blank', title: 'Internal error', status: 500, detail: 'An unexpected error occurred', instance, code: ErrorCodes.internal };
 }
+
+const unsupportedMediaType = (type: string | undefined) =>
+  `Content-Type ${JSON.stringify((type ?? '(none)').slice(0, 100))} is not accepted here: send application/json (or application/yaml for a manifest)`;
 
 const problemType = (code: string) => `https://headspace.dev/problems/${code.toLowerCase().replace(/[._]/g, '-')}`;
 

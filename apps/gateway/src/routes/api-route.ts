@@ -17,6 +17,15 @@ export interface CallContext {
   params: Record<string, string>;
   principal: Principal;
   tokens: TokenService;
+  /**
+   * The request as the route's schema parsed it (transforms and defaults applied), for work the
+   * gateway does itself. Never send it: `call` gets the untransformed form for that.
+   */
+  parsed: unknown;
+  /** The request's Idempotency-Key (commands sent with `send` carry it as their command id). */
+  idempotencyKey?: string;
+  /** The caller's bearer token: only to seal an answer that this caller alone may be shown again. */
+  callerToken?: string;
   /** A NATS command or query; commands carry the request's Idempotency-Key as their command id. */
   send<D extends RequestDefinition>(definition: D, body: z.input<D['request']>): Promise<z.output<D['response']>>;
 }
@@ -56,6 +65,10 @@ export interface ApiRoute {
   request: z.ZodType;
   response: z.ZodType;
   build: (parts: RequestParts) => unknown;
+  /**
+   * `input` is the built request once the schema accepted it, untransformed (its `z.input` form, see
+   * `wire-form.ts`): what is sent over NATS, where the serving side parses it again.
+   */
   call: (input: never, ctx: CallContext) => Promise<unknown>;
   list?: ListSpec;
 }

@@ -56,7 +56,7 @@ export const approvalRoutes: ApiRoute[] = [
     tag,
     summary: 'Approve or deny (the first decision is final)',
     request: answerApproval.request.extend({ team: teamNameSchema }),
-    call: async ({ team: _team, ...input }: z.output<typeof answerApproval.request> & { team: string }, ctx) => {
+    call: async ({ team: _team, ...input }: z.input<typeof answerApproval.request> & { team: string }, ctx) => {
       await approvalOfTeam(input.approvalId, ctx);
       return ctx.send(answerApproval, input);
     },

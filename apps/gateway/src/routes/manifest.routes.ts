@@ -29,7 +29,7 @@ export const manifestRoutes: ApiRoute[] = [
     body: 'json-or-yaml',
     request: importRequest,
     build: ({ params, body }) => (typeof body === 'string' ? { yaml: body, ...params } : { ...objectBody(body), ...params }),
-    call: async ({ team, yaml }: z.output<typeof importRequest>, ctx) => {
+    call: async ({ team, yaml }: z.input<typeof importRequest>, ctx) => {
       const named = manifestTeam(yaml);
       // A token scoped to one team must not import the manifest of another through its own path.
       if (named !== undefined && named !== team) {

@@ -1,5 +1,5 @@
-import { Controller, Delete, Get, HttpCode, Inject, Patch, Post, Put, Req, SetMetadata, type Type } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import { Controller, Delete, Get, HttpCode, Inject, Patch, Post, Put, Req, Res, SetMetadata, type Type } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiRoute, HttpMethod } from './api-route';
 import { RouteDispatcher } from './route-dispatcher.service';
 
@@ -25,11 +25,12 @@ export function registryController(routes: readonly ApiRoute[]): Type {
   const proto = RegistryController.prototype as unknown as Record<string, unknown>;
   for (const route of routes) {
     const name = route.operationId;
-    proto[name] = function (this: RegistryController, req: FastifyRequest) {
-      return this.dispatcher.dispatch(route, req);
+    proto[name] = function (this: RegistryController, req: FastifyRequest, reply: FastifyReply) {
+      return this.dispatcher.dispatch(route, req, reply);
     };
     const descriptor = Object.getOwnPropertyDescriptor(proto, name) as PropertyDescriptor;
     Req()(proto, name, 0);
+    Res({ passthrough: true })(proto, name, 1); // response headers (Headspace-Position); Nest still sends the result
     for (const decorate of [methodDecorator[route.method](route.path), HttpCode(route.status), SetMetadata(API_ROUTE, route)]) {
       decorate(proto, name, descriptor);
     }

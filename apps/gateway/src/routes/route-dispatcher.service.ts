@@ -1,14 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ErrorCodes, HeadspaceError, parseOrThrow, type RequestDefinition } from '@headspace/contracts';
-import { request } from '@headspace/messaging';
 import { APP_CONFIG, NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { presentedToken } from '../auth/authenticate.hook';
 import { canSeeTeam, type AuthenticatedRequest, type Principal } from '../auth/principal';
 import type { AppConfig } from '../config';
 import { TokenService } from '../tokens/token.service';
 import type { ApiRoute, CallContext, ListSpec } from './api-route';
 import { decodeCursor, paginate } from './pagination';
+import { ReadYourWrites } from './read-your-writes';
+import { wireForm } from './wire-form';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 const PAGING_FIELDS = new Set(['limit', 'cursor']);
@@ -22,33 +24,40 @@ export class RouteDispatcher {
     private readonly tokens: TokenService,
   ) {}
 
-  async dispatch(route: ApiRoute, req: FastifyRequest): Promise<unknown> {
+  async dispatch(route: ApiRoute, req: FastifyRequest, reply?: FastifyReply): Promise<unknown> {
     const principal = (req as AuthenticatedRequest).principal as Principal;
     const commandId = idempotencyKey(req);
+    const positions = new ReadYourWrites(req);
     const params = (req.params ?? {}) as Record<string, string>;
     const rawQuery = (req.query ?? {}) as Record<string, unknown>;
     const parsedQuery = route.query ? parseOrThrow(route.query, rawQuery, 'query string') : {};
     const query = Object.fromEntries(Object.entries(parsedQuery).filter(([k, v]) => !PAGING_FIELDS.has(k) && v !== undefined));
-    const input = parseOrThrow(route.request, route.build({ params, query, rawQuery, body: req.body }), 'request');
+    const raw = route.build({ params, query, rawQuery, body: req.body });
+    const parsed = parseOrThrow(route.request, raw, 'request');
     const paging = parsedQuery as { limit: number; cursor?: string };
     // A bad cursor is refused before the query is sent.
     if (route.list && paging.cursor !== undefined) decodeCursor(paging.cursor);
 
     if (typeof route.team === 'function') {
-      const team = route.team(input as never);
+      const team = route.team(parsed as never);
       if (!canSeeTeam(principal, team)) throw forbidden(`This token may not act on team "${team}"`);
     }
     const ctx: CallContext = {
       params,
       principal,
       tokens: this.tokens,
+      parsed,
+      idempotencyKey: commandId,
+      callerToken: presentedToken(req),
       send: <D extends RequestDefinition>(definition: D, body: unknown) =>
-        request(this.nc, definition, body as never, {
+        positions.send(this.nc, definition, body, {
           commandId: definition.kind === 'command' ? commandId : undefined,
           timeoutMs: this.config.HS_REQUEST_TIMEOUT_MS,
+          maxWaitMs: this.config.HS_READ_WAIT_MAX_MS,
         }),
     };
-    const result = await route.call(input as never, ctx);
+    const result = await route.call(wireForm(raw, parsed) as never, ctx);
+    positions.answer(reply);
     if (!route.list) return result;
     return page(result as Record<string, unknown>, route.list, principal, paging.limit, paging.cursor);
   }

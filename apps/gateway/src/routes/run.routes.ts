@@ -45,9 +45,9 @@ export const runRoutes: ApiRoute[] = [
     summary: 'Answer Robbo’s questions, accept the spec, approve or edit Gavin’s tasks, or answer an escalation (`kind` says which)',
     request: z.intersection(answerRun.request, runParams),
     build: ({ params, body }) => ({ ...objectBody(body), ...params }),
-    call: async ({ team: _team, ...input }: z.output<typeof answerRun.request> & { team: string }, ctx) => {
+    call: async ({ team: _team, ...input }: z.input<typeof answerRun.request> & { team: string }, ctx) => {
       await runOfTeam(input.runId, ctx);
-      return ctx.send(answerRun, input as z.input<typeof answerRun.request>);
+      return ctx.send(answerRun, input);
     },
   }),
 ];

@@ -25,8 +25,12 @@ export const tokenRoutes: ApiRoute[] = [
     request: createApiTokenRequestSchema,
     response: createdApiTokenSchema,
     build: ({ body }) => objectBody(body),
-    call: async (input: CreateInput, ctx) => {
-      const { token, view } = await ctx.tokens.create(input);
+    call: async (_input, ctx) => {
+      const input = ctx.parsed as CreateInput;
+      const { token, view } =
+        ctx.idempotencyKey && ctx.callerToken
+          ? await ctx.tokens.createOnce(input, { issuerTokenId: ctx.principal.tokenId, idempotencyKey: ctx.idempotencyKey, issuerToken: ctx.callerToken })
+          : await ctx.tokens.create(input);
       return { id: view.id, token, name: view.name, role: view.role, teams: view.teams, projects: view.projects };
     },
   },

@@ -17,6 +17,7 @@ import {
 import type { NatsConnection } from '@nats-io/nats-core';
 import { EventSummariser } from './event-summaries';
 import { SseClient, type DropReason } from './sse-client';
+import { RecentSet } from './recent-set';
 import { cursorKeyOf, type Cursor } from './sse-cursor';
 import { STREAM_CONFIG, type StreamConfig } from './stream.config';
 import { actorsOf, teamOf, traceIdOf, type StreamEvent, type StreamEventPayload } from './stream-event';
@@ -24,6 +25,7 @@ import { actorsOf, teamOf, traceIdOf, type StreamEvent, type StreamEventPayload 
 const droppedCounter = meter.createCounter('headspace.gateway.sse.dropped', { description: 'SSE clients dropped because they could not keep up' });
 const connectedGauge = meter.createUpDownCounter('headspace.gateway.sse.clients', { description: 'Open SSE connections' });
 const deliveredCounter = meter.createCounter('headspace.gateway.sse.events', { description: 'Events read from JetStream by the SSE hub' });
+const repeatCounter = meter.createCounter('headspace.gateway.sse.repeats', { description: 'Messages repeating an event id the SSE hub had already fanned out, dropped' });
 
 /** Where a new client starts in every stream. */
 export type StreamStart = { kind: 'new' } | { kind: 'all' } | { kind: 'time'; time: string } | { kind: 'cursor'; cursor: Cursor };
@@ -33,6 +35,10 @@ interface Tail {
   key: string;
   /** Last sequence read and fanned out. */
   position: number;
+  /** Event ids of the last SSE_REPEAT_WINDOW events fanned out. */
+  recent: RecentSet<string>;
+  /** Sequences of messages dropped as repeats: a replay through them drops them too. */
+  repeats: RecentSet<number>;
   consumer?: Consumer;
   messages?: ConsumerMessages;
   stopped: boolean;
@@ -43,6 +49,8 @@ export interface HubStats {
   dropped: number;
   droppedBy: Record<DropReason, number>;
   events: number;
+  /** Messages dropped because they repeated an event id already sent (a relay that stored an event twice). */
+  repeats: number;
   /** Time spent handing events to clients (the synchronous fan-out), nanoseconds. */
   fanoutNs: bigint;
   streams: string[];
@@ -71,7 +79,7 @@ export class StreamHub implements OnModuleInit, BeforeApplicationShutdown {
   private discovering?: Promise<void>;
   private timers: NodeJS.Timeout[] = [];
   private stopping = false;
-  readonly stats: HubStats = { clients: 0, dropped: 0, droppedBy: { 'buffer-overflow': 0, 'resume-overflow': 0, 'replay-failed': 0 }, events: 0, fanoutNs: 0n, streams: [] };
+  readonly stats: HubStats = { clients: 0, dropped: 0, droppedBy: { 'buffer-overflow': 0, 'resume-overflow': 0, 'replay-failed': 0 }, events: 0, repeats: 0, fanoutNs: 0n, streams: [] };
 
   constructor(
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
@@ -128,7 +136,8 @@ export class StreamHub implements OnModuleInit, BeforeApplicationShutdown {
           // The stream was deleted and created anew: its sequences start again at 1.
           for (const client of this.clients) client.cursor.set(key, 0);
         }
-        this.startTail({ name, key, position, stopped: false });
+        const repeatWindow = this.config.SSE_REPEAT_WINDOW;
+        this.startTail({ name, key, position, recent: new RecentSet(repeatWindow), repeats: new RecentSet(repeatWindow), stopped: false });
       }
       this.discovered = true;
       this.stats.streams = [...this.tails.values()].map((t) => t.name);
@@ -165,6 +174,15 @@ export class StreamHub implements OnModuleInit, BeforeApplicationShutdown {
       tail.position = msg.seq;
       const event = this.toStreamEvent(tail.key, msg);
       if (!event) continue;
+      // Defence in depth: the relay stores each event once, but a message repeating an event id seen
+      // lately (older relays, a stream restored from a backup) never reaches a client twice.
+      if (tail.recent.has(event.eventId)) {
+        tail.repeats.add(msg.seq);
+        this.stats.repeats++;
+        repeatCounter.add(1);
+        continue;
+      }
+      tail.recent.add(event.eventId);
       this.stats.events++;
       deliveredCounter.add(1);
       const t0 = process.hrtime.bigint();
@@ -251,10 +269,15 @@ export class StreamHub implements OnModuleInit, BeforeApplicationShutdown {
       consumer = await this.js.consumers.get(tail.name, { opt_start_seq: from + 1 });
       const messages = await consumer.consume({ max_messages: 256 });
       client.onClose(() => messages.stop());
+      // Repeats the live tail dropped (their first copy may lie before this replay's start), and
+      // repeats within this replay of stretches the tail never read.
+      const replayed = new RecentSet<string>(this.config.SSE_REPEAT_WINDOW);
       for await (const msg of messages) {
         const event = this.toStreamEvent(tail.key, msg);
-        if (event) client.apply(event);
-        else client.cursor.set(tail.key, msg.seq);
+        if (event && !tail.repeats.has(msg.seq) && !replayed.has(event.eventId)) {
+          replayed.add(event.eventId);
+          client.apply(event);
+        } else client.cursor.set(tail.key, msg.seq);
         if (client.closed || msg.seq >= target || msg.info.pending === 0) break;
         await client.settle();
       }

@@ -12,12 +12,15 @@ const ms = (fallback: number, min: number, max: number) => z.coerce.number().int
  * - `SSE_RESUME_PENDING_MAX`: live events held for a client while its replay from JetStream runs;
  *   beyond it the client is dropped. Default 10 000.
  * - `SSE_DISCOVERY_MS`: how often new event streams (services started later) are looked for. Default 5 s.
+ * - `SSE_REPEAT_WINDOW`: event ids remembered per event stream (and per replay) to drop a message
+ *   that repeats one of them: an event the relay stored twice reaches a client once. Default 10 000.
  */
 export const streamConfigSchema = z.object({
   SSE_HEARTBEAT_MS: ms(15_000, 10, 3_600_000),
   SSE_CLIENT_BUFFER_BYTES: ms(1_048_576, 1_024, 1_073_741_824),
   SSE_RESUME_PENDING_MAX: ms(10_000, 10, 10_000_000),
   SSE_DISCOVERY_MS: ms(5_000, 50, 3_600_000),
+  SSE_REPEAT_WINDOW: ms(10_000, 0, 1_000_000),
 });
 
 export type StreamConfig = z.output<typeof streamConfigSchema>;

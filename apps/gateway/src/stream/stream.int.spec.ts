@@ -195,6 +195,31 @@ describe('SSE stream: fan-out, filters, scope, back-pressure, resume', () => {
     [reference, resumed, all].forEach((c) => c.close());
   });
 
+  it('sends an event JetStream holds twice (a relay restarted after the duplicate window) to a client once: live, resumed and replayed', async () => {
+    const live = await sse('?types=teammate.idle');
+    const idle = (name: string, again?: { eventId: string }) =>
+      publishEvent(js, 'team-manager', 'teammate.idle', { name, idleAt: new Date().toISOString() }, again ? { eventId: again.eventId, msgId: `${again.eventId}-again` } : {});
+    const twice = await idle('twice');
+    const between = await idle('between');
+    const repeat = await idle('twice', twice);
+    expect(repeat.seq).toBeGreaterThan(between.seq); // stored again, not dropped by JetStream
+    const last = await idle('last');
+    const isLast = (m: { json<T>(): T }) => m.json<{ eventId: string }>().eventId === last.eventId;
+    await live.next(isLast, 'the last event, live');
+    expect(live.eventIds()).toEqual([twice.eventId, between.eventId, last.eventId]);
+    const resumeAfterFirstCopy = live.messages[0].id!;
+    live.close();
+
+    const resumed = await sse('?types=teammate.idle', admin, { 'last-event-id': resumeAfterFirstCopy });
+    await resumed.next(isLast, 'the last event, resumed');
+    expect(resumed.eventIds()).toEqual([between.eventId, last.eventId]);
+    const replayed = await sse('?since=all&types=teammate.idle');
+    await replayed.next(isLast, 'the last event, replayed');
+    expect(replayed.eventIds().filter((id) => id === twice.eventId)).toHaveLength(1);
+    expect(hub.stats.repeats).toBeGreaterThanOrEqual(1);
+    [resumed, replayed].forEach((c) => c.close());
+  });
+
   it('starts at a point in time with ?since=<iso time>', async () => {
     await tm('teammate.idle', { name: 'before', idleAt: new Date().toISOString() });
     // The query time has millisecond precision, JetStream's timestamps nanoseconds: step past the

@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { ApiRoute } from '../routes/api-route';
+import { pathParams, type ApiRoute } from '../routes/api-route';
 
 export interface FuzzRequest {
   kind: string;
   method: ApiRoute['method'];
   url: string;
   headers?: Record<string, string>;
-  payload?: string;
+  payload?: string | Buffer;
+  /** The answer must be exactly this status (else any 4xx). */
+  status?: number;
+  /** The problem must name this field (a prefix ending in `*` names a field under it). */
+  field?: string;
 }
 
 /** Small seeded PRNG (mulberry32): the same seed gives the same requests. */
@@ -61,7 +65,14 @@ const BAD_JSON = ['{"name": ', '{', '{"a":1,}', '[1,2', 'nul', "{'a':1}", '{"a":
 const OTHER_TYPES = ['text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'image/png'];
 const NON_OBJECTS = ['[1,2]', '42', 'true', '[]', '[{"name":"x"}]'];
 
-type JsonSchema = { type?: unknown; maxLength?: number; properties?: Record<string, JsonSchema>; anyOf?: JsonSchema[]; oneOf?: JsonSchema[] };
+type JsonSchema = {
+  type?: unknown;
+  maxLength?: number;
+  properties?: Record<string, JsonSchema>;
+  additionalProperties?: unknown;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+};
 
 function bodyProperties(route: ApiRoute): Array<[string, JsonSchema]> {
   const schema = z.toJSONSchema(route.request, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
@@ -98,7 +109,7 @@ export function malformedRequests(routes: readonly ApiRoute[], count: number, se
         out.push({ ...base, headers: jsonHeaders, payload: r.pick(BAD_JSON) });
         break;
       case 'content-type':
-        out.push({ ...base, headers: { 'content-type': r.pick(OTHER_TYPES) }, payload: 'name=x&<team/>' });
+        out.push({ ...base, headers: { 'content-type': r.pick(OTHER_TYPES) }, payload: 'name=x&<team/>', status: 415 });
         break;
       case 'non-object':
         out.push({ ...base, headers: jsonHeaders, payload: r.pick(NON_OBJECTS) });
@@ -181,4 +192,96 @@ export function unknownIdRequests(): FuzzRequest[] {
     body('DELETE', `/api/v1/tokens/${randomUUID()}`),
     body('PATCH', '/api/v1/personas/no-such-persona', { name: 'Nobody' }),
   ];
+}
+
+const NUL = '\u0000';
+/** Byte sequences no UTF-8 decoder may accept: a lone lead byte, a bad continuation, a lone continuation, an overlong form, a surrogate, a truncated sequence. */
+const INVALID_UTF8 = [[0xff], [0xc3, 0x28], [0x80], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82]].map((bytes) => Buffer.from(bytes));
+/** Nesting far beyond what the gateway parses, and a little beyond what any schema allows. */
+const DEEP = 10_000;
+const SHALLOW_BUT_TOO_DEEP = 40;
+/** Keys of at most four characters: 100,000 of them stay under the 1 MiB body limit. */
+const WIDE = 100_000;
+
+const withNul = (r: ReturnType<typeof seeded>, value: string) => {
+  const at = r.int(value.length + 1);
+  return `${value.slice(0, at)}${NUL}${value.slice(at)}`;
+};
+
+/**
+ * Every top-level body property of the route's request (its path parameters excluded: they win
+ * over the body), and whether the request is a union (whose discriminator fails before any field).
+ */
+function bodyFields(route: ApiRoute): { fields: Array<[string, JsonSchema]>; union: boolean } {
+  const schema = z.toJSONSchema(route.request, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  const params = new Set(pathParams(route.path));
+  const from = schema.properties ?? (schema.oneOf ?? schema.anyOf)?.[0]?.properties ?? {};
+  return { fields: Object.entries(from).filter(([name]) => !params.has(name)), union: !schema.properties };
+}
+
+/** A free-form object (a record): any key is kept, so its depth and size are what bound it. */
+const isRecord = (s: JsonSchema) => s.type === 'object' && s.additionalProperties !== undefined && s.additionalProperties !== false;
+
+/** A value of the property's own shape holding NUL, and the field the answer must name. */
+function nulValue(r: ReturnType<typeof seeded>, name: string, type: unknown): [unknown, string] {
+  if (type === 'array') return [[withNul(r, 'item')], `${name}.0`];
+  if (type === 'object') return r.next() < 0.5 ? [{ key: withNul(r, 'value') }, `${name}.key`] : [{ [`k${NUL}ey`]: 1 }, `${name}.k\\u0000ey`];
+  return [withNul(r, 'fuzz'), name];
+}
+
+const nestedArrays = (depth: number) => `${'['.repeat(depth)}0${']'.repeat(depth)}`;
+const nestedObjects = (depth: number) => `${'{"a":'.repeat(depth)}0${'}'.repeat(depth)}`;
+const wideObject = (keys: number) => `{${Array.from({ length: keys }, (_, i) => `"${i.toString(36)}":0`).join(',')}}`;
+const wideArray = (items: number) => `[${'0,'.repeat(items - 1)}0]`;
+
+/**
+ * For every route: NUL in each path parameter, each query parameter (declared or not) and each
+ * body field (nested values and keys too); bodies with invalid UTF-8 inside a string; JSON nested
+ * 40 and 10,000 levels deep; objects of 100,000 keys and arrays of 100,000 items. Every one must be
+ * refused with a 4xx problem (naming the field where there is one), and nothing written.
+ */
+export function edgeCaseRequests(routes: readonly ApiRoute[], seed = 17): FuzzRequest[] {
+  const r = seeded(seed);
+  const out: FuzzRequest[] = [];
+  const json = { 'content-type': 'application/json' };
+  for (const route of routes) {
+    const base = { method: route.method, url: urlOf(route) };
+    for (const name of pathParams(route.path)) {
+      out.push({ kind: 'nul-path', ...base, url: urlOf(route, { [name]: withNul(r, VALID_PARAMS[name] ?? 'fuzz') }), status: 400, field: name });
+    }
+    for (const name of [...Object.keys(route.query?.shape ?? {}), 'metadata.fuzz', 'unknown']) {
+      const url = `${base.url}?${encodeURIComponent(name)}=${encodeURIComponent(withNul(r, 'fuzz'))}`;
+      out.push({ kind: 'nul-query', ...base, url, status: 400, field: name });
+    }
+    if (!route.body) continue;
+    const { fields, union } = bodyFields(route);
+    for (const [name, schema] of fields) {
+      const [value, field] = nulValue(r, name, schema.type);
+      out.push({ kind: 'nul-body', ...base, headers: json, payload: JSON.stringify({ [name]: value }), status: 400, field });
+    }
+    out.push({ kind: 'nul-body', ...base, headers: json, payload: JSON.stringify({ [`na${NUL}me`]: 'x' }), status: 400, field: 'na\\u0000me' });
+
+    const stringField = fields.find(([, s]) => s.type === 'string')?.[0] ?? 'name';
+    const bad = r.pick(INVALID_UTF8);
+    out.push({ kind: 'invalid-utf8', ...base, headers: json, payload: Buffer.concat([Buffer.from(`{"${stringField}":"fu`), bad, Buffer.from('zz"}')]), status: 400 });
+    if (route.body === 'json-or-yaml') {
+      const yaml = Buffer.concat([Buffer.from(`team: ${VALID_PARAMS.team}\ndescription: fu`), bad, Buffer.from('zz\n')]);
+      out.push({ kind: 'invalid-utf8', ...base, headers: { 'content-type': 'application/yaml' }, payload: yaml, status: 400 });
+    }
+
+    out.push({ kind: 'deep-json', ...base, headers: json, payload: nestedArrays(DEEP), status: 400, field: '(root)' });
+    const target = fields.length ? r.pick(fields)[0] : 'name';
+    out.push({ kind: 'deep-json', ...base, headers: json, payload: `{"${target}":${nestedArrays(DEEP)}}`, status: 400, field: target });
+    out.push({ kind: 'deep-json', ...base, headers: json, payload: `{"${target}":${nestedObjects(DEEP)}}`, status: 400, field: target });
+    const named = (field: string) => (union ? {} : { field });
+    const records = fields.filter(([, s]) => isRecord(s)).map(([name]) => name);
+    for (const name of records) {
+      out.push({ kind: 'deep-json', ...base, headers: json, payload: `{"${name}":${nestedObjects(SHALLOW_BUT_TOO_DEEP)}}`, ...named(`${name}*`) });
+    }
+    out.push({ kind: 'wide-json', ...base, headers: json, payload: wideArray(WIDE), status: 400, field: '(root)' });
+    // One wide object per route, in a free-form field where there is one (the costliest to check).
+    const wideIn = records.length ? r.pick(records) : fields.find(([, s]) => s.type !== 'object')?.[0];
+    if (wideIn) out.push({ kind: 'wide-json', ...base, headers: json, payload: `{"${wideIn}":${wideObject(WIDE)}}`, ...named(`${wideIn}*`) });
+  }
+  return out;
 }

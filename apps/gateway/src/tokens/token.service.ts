@@ -5,8 +5,9 @@ import { APP_CONFIG } from '@headspace/platform';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import type { AppConfig } from '../config';
+import { openToken, requestFingerprint, sealToken, TOKEN_REPLAY_WINDOW_SECONDS, type TokenRequestKey } from './token-replay';
 import { generateToken, hashToken, sameHash } from './token-secret';
-import { TokenRepository, type StoredToken } from './token.repository';
+import { TokenRepository, type PriorTokenRequest, type StoredToken } from './token.repository';
 
 export type CreateTokenInput = z.output<typeof createApiTokenRequestSchema>;
 
@@ -56,6 +57,28 @@ export class TokenService implements OnApplicationBootstrap {
     return { token, view: await this.store(input, token) };
   }
 
+  /**
+   * `create` for a request with an Idempotency-Key: the first one mints the token, a retry by the same
+   * caller within the replay window answers the same id and plaintext, one that asks for another
+   * token with the same key is refused, and after the window the key still refuses to mint again.
+   */
+  async createOnce(input: CreateTokenInput, key: TokenRequestKey): Promise<{ token: string; view: ApiTokenView }> {
+    const fingerprint = requestFingerprint(input);
+    await this.repository.forgetSealsBefore(TOKEN_REPLAY_WINDOW_SECONDS);
+    const prior = await this.repository.findRequest(key.issuerTokenId, key.idempotencyKey, TOKEN_REPLAY_WINDOW_SECONDS);
+    if (prior) return replay(prior, fingerprint, key);
+    const token = generateToken();
+    const id = randomUUID();
+    const stored = await this.repository.insertForRequest(
+      { id, ...input, hash: hashToken(token) },
+      { issuerTokenId: key.issuerTokenId, idempotencyKey: key.idempotencyKey, fingerprint, sealedToken: sealToken(token, id, key) },
+    );
+    if (stored) return { token, view: view(stored) };
+    const winner = await this.repository.findRequest(key.issuerTokenId, key.idempotencyKey, TOKEN_REPLAY_WINDOW_SECONDS);
+    if (!winner) throw new Error('the token request that took this Idempotency-Key is gone');
+    return replay(winner, fingerprint, key);
+  }
+
   async list(): Promise<ApiTokenView[]> {
     return (await this.repository.list()).map(view);
   }
@@ -85,4 +108,21 @@ export class TokenService implements OnApplicationBootstrap {
     const stored = await this.repository.insert({ id: randomUUID(), ...input, hash: hashToken(token) });
     return view(stored);
   }
+}
+
+function replay(prior: PriorTokenRequest, fingerprint: Buffer, key: TokenRequestKey): { token: string; view: ApiTokenView } {
+  if (!sameHash(prior.fingerprint, fingerprint)) {
+    throw new HeadspaceError(ErrorCodes.gatewayIdempotencyKeyReused, 'This Idempotency-Key was used for a different token request; use a new key', {
+      field: 'Idempotency-Key',
+    });
+  }
+  const token = prior.sealedToken ? openToken(prior.sealedToken, prior.token.id, key) : undefined;
+  if (token === undefined) {
+    throw new HeadspaceError(
+      ErrorCodes.gatewayIdempotencyReplayExpired,
+      `This Idempotency-Key minted token ${prior.token.id}, which can no longer be shown; revoke it if it was lost and use a new key`,
+      { field: 'Idempotency-Key' },
+    );
+  }
+  return { token, view: view(prior.token) };
 }

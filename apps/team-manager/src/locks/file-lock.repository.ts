@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { fileLockStreamId } from '@headspace/contracts';
+import { ErrorCodes, fileLockStreamId, HeadspaceError, teamStreamId } from '@headspace/contracts';
 import { ConcurrencyError, EventStore, foldEvents, withRetry, type RecordedEvent } from '@headspace/event-store';
 import type { RequestContext } from '@headspace/messaging';
 import { randomUUID } from 'node:crypto';
@@ -32,9 +32,10 @@ export function priorOutcome(history: Array<RecordedEvent & FileLockEvent>, comm
 
 /**
  * Read a lock's stream, decide, append at the exact version with the request's command id; retried
- * on a lost race. A retried command (same id, e.g. after a NATS timeout) appends nothing and is
- * answered as its first attempt was, even if the lock has moved on since (a retried lock is not
- * LOCK.HELD because someone took the path after it; a retried unlock still says it released).
+ * on a lost race. A team that does not exist is LOCK.UNKNOWN_TEAM, nothing written. A retried
+ * command (same id, e.g. after a NATS timeout) appends nothing and is answered as its first attempt
+ * was, even if the lock has moved on since (a retried lock is not LOCK.HELD because someone took the
+ * path after it; a retried unlock still says it released).
  */
 @Injectable()
 export class FileLockRepository {
@@ -47,6 +48,8 @@ export class FileLockRepository {
       const history = (await this.store.readStream(streamId)) as Array<RecordedEvent & FileLockEvent>;
       const prior = priorOutcome(history, commandId);
       if (prior) return prior;
+      // A lock's stream exists only inside an existing team (teams are never deleted): check once, on the path's first command.
+      if (history.length === 0) await this.requireTeam(command.team);
       const state = foldEvents(fileLockDecider, history);
       const events = fileLockDecider.decide(command, state);
       if (events.length > 0) {
@@ -61,5 +64,11 @@ export class FileLockRepository {
       }
       return { events, state: events.reduce(fileLockDecider.evolve, state), replayed: false };
     });
+  }
+
+  async requireTeam(team: string): Promise<void> {
+    if ((await this.store.streamVersion(teamStreamId(team))) === null) {
+      throw new HeadspaceError(ErrorCodes.lockUnknownTeam, `Team "${team}" does not exist`, { field: 'team', details: { team } });
+    }
   }
 }

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ErrorCodes, HeadspaceError, inboxStreamId, mailboxStreamId, teamStreamId, type EventMetadata } from '@headspace/contracts';
-import { ConcurrencyError, deterministicEventId, EventStore, foldEvents, quoteIdent, type RecordedEvent } from '@headspace/event-store';
+import { ConcurrencyError, deterministicEventId, EventStore, foldEvents, quoteIdent, type Queryable, type RecordedEvent } from '@headspace/event-store';
 import type { RequestContext } from '@headspace/messaging';
 import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { InboxEvent } from './inbox.decider';
 import { mailboxDecider, type MailboxEvent, type MailboxState } from './mailbox.decider';
 
@@ -44,13 +44,35 @@ export class MailboxWriter {
     this.q = quoteIdent(schema);
   }
 
-  /** The registry state and version; MAILBOX.UNKNOWN_TEAM when neither it nor the team exists. */
-  async registry(team: string): Promise<{ state: MailboxState; version: bigint }> {
-    const history = (await this.store.readStream(mailboxStreamId(team))) as Array<RecordedEvent & MailboxEvent>;
-    if (history.length === 0 && (await this.store.streamVersion(teamStreamId(team))) === null) {
+  /**
+   * The registry state and version, with the team's shutdown facts read from the team stream itself
+   * (read-your-writes: an idle notification right after the shutdown was accepted must know of it);
+   * MAILBOX.UNKNOWN_TEAM when neither the registry nor the team exists.
+   */
+  async registry(team: string, client?: PoolClient): Promise<{ state: MailboxState; version: bigint }> {
+    const [history, facts] = await Promise.all([
+      this.store.readStream(mailboxStreamId(team), { client }) as Promise<Array<RecordedEvent & MailboxEvent>>,
+      this.teamShutdownFacts(team, client ?? this.pool),
+    ]);
+    if (history.length === 0 && !facts.exists) {
       throw new HeadspaceError(ErrorCodes.mailboxUnknownTeam, `Team "${team}" does not exist`, { field: 'team' });
     }
-    return { state: foldEvents(mailboxDecider, history), version: history.length ? history[history.length - 1].streamVersion : 0n };
+    const state = { ...foldEvents(mailboxDecider, history), teamShutdown: { underway: facts.underway, requestIds: facts.requestIds } };
+    return { state, version: history.length ? history[history.length - 1].streamVersion : 0n };
+  }
+
+  /** One indexed statement on the team stream: does it exist, is a shutdown under way or done, which request ids were its. */
+  private async teamShutdownFacts(team: string, db: Queryable): Promise<{ exists: boolean; underway: boolean; requestIds: ReadonlySet<string> }> {
+    const { rows } = await db.query<{ exists: boolean; last: string | null; request_ids: string[] }>({
+      name: `hs-team-shutdown-facts-${this.q}`,
+      text: `SELECT EXISTS (SELECT 1 FROM ${this.q}.streams WHERE stream_id = $1) AS exists,
+                    (SELECT type FROM ${this.q}.events WHERE stream_id = $1 AND type = ANY ($2::text[]) ORDER BY stream_version DESC LIMIT 1) AS last,
+                    ARRAY(SELECT r ->> 'requestId' FROM ${this.q}.events e, jsonb_array_elements(e.data -> 'requests') r
+                           WHERE e.stream_id = $1 AND e.type = 'team.shutdown-requested') AS request_ids`,
+      values: [teamStreamId(team), ['team.shutdown-requested', 'team.shutdown-aborted', 'team.shutdown-completed']],
+    });
+    const { exists, last, request_ids } = rows[0];
+    return { exists, underway: last === 'team.shutdown-requested' || last === 'team.shutdown-completed', requestIds: new Set(request_ids) };
   }
 
   /**
@@ -117,9 +139,9 @@ export class MailboxWriter {
    * Appends a decision in one transaction: the registry events with the exact version the decision
    * was made at (shutdown requests are answered once), then each inbox's copy (inboxes in sorted
    * order, so concurrent broadcasts lock them in the same order). A single-stream decision is one
-   * plain append.
+   * plain append. With `client`, the appends join the caller's transaction (a registry turn).
    */
-  async appendDecision(team: string, registryVersion: bigint, events: MailboxEvent[], commandId: string, metadata: EventMetadata): Promise<void> {
+  async appendDecision(team: string, registryVersion: bigint, events: MailboxEvent[], commandId: string, metadata: EventMetadata, client?: PoolClient): Promise<void> {
     const byStream = new Map<string, MailboxEvent[]>();
     for (const event of events) {
       const stream = streamOf(team, event);
@@ -128,12 +150,12 @@ export class MailboxWriter {
     const registryId = mailboxStreamId(team);
     const expectedFor = (stream: string) => (stream === registryId ? (registryVersion === 0n ? ('no-stream' as const) : registryVersion) : ('any' as const));
     const streams = [...byStream.keys()].sort((a, b) => (a === registryId ? -1 : b === registryId ? 1 : a < b ? -1 : a > b ? 1 : 0));
-    if (streams.length === 1) {
-      await this.store.append(streams[0], byStream.get(streams[0])!, { expected: expectedFor(streams[0]), commandId, metadata });
+    if (streams.length === 1 || client) {
+      for (const stream of streams) await this.store.append(stream, byStream.get(stream)!, { expected: expectedFor(stream), commandId, metadata, client });
       return;
     }
-    await this.store.transaction(async (client) => {
-      for (const stream of streams) await this.store.append(stream, byStream.get(stream)!, { expected: expectedFor(stream), commandId, metadata, client });
+    await this.store.transaction(async (tx) => {
+      for (const stream of streams) await this.store.append(stream, byStream.get(stream)!, { expected: expectedFor(stream), commandId, metadata, client: tx });
     });
   }
 }

@@ -34,6 +34,15 @@ export interface MailboxState {
   lead?: string;
   /** requestId → who asked whom; removed when answered. */
   openRequests: ReadonlyMap<string, { from: string; to: string }>;
+  /** The team aggregate's shutdown, read from the team stream by the writer (no mailbox event carries it). */
+  teamShutdown?: TeamShutdownFacts;
+}
+
+export interface TeamShutdownFacts {
+  /** A team shutdown was accepted and has not been aborted (it is under way or done). */
+  underway: boolean;
+  /** The request ids of every team shutdown: their mailbox copies follow the team's protocol, not their own answers. */
+  requestIds: ReadonlySet<string>;
 }
 
 export interface OpenInbox {
@@ -165,8 +174,12 @@ function decideSend(command: SendMessage, state: MailboxState): MailboxEvent[] {
       if (!state.lead) throw fail(ErrorCodes.mailboxLeadNotFound, `Team "${r.team}" has no lead inbox to notify`, 'from');
       if (state.lead === r.from) throw fail(ErrorCodes.mailboxNotAllowed, 'The lead does not notify itself of idleness', 'from');
       // While the lead waits for shutdown answers, an idle member is expected: record it, but flag it so no one answers it.
+      // A team shutdown counts from the moment it was accepted (before the bridge delivers its requests) until it is
+      // aborted, whether or not members answered through their mailboxes; the lead's own mailbox requests while open.
       const lead = state.lead;
-      const shuttingDown = [...state.openRequests.values()].some((request) => request.from === lead);
+      const team = state.teamShutdown;
+      const shuttingDown =
+        team?.underway === true || [...state.openRequests].some(([requestId, request]) => request.from === lead && !team?.requestIds.has(requestId));
       return [
         deliver(lead, {
           type: 'idle_notification',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ErrorCodes, httpStatusForCode } from '@headspace/contracts';
 import { DeciderSpec } from '@headspace/event-store';
 import { inboxDecider } from './inbox.decider';
-import { mailboxDecider, type MailboxEvent, type SendMessage, type SendRequest } from './mailbox.decider';
+import { mailboxDecider, type MailboxEvent, type MailboxState, type SendMessage, type SendRequest } from './mailbox.decider';
 import { renderTeammateMessage } from './teammate-message';
 
 const now = '2026-11-22T10:00:00.000Z';
@@ -67,6 +67,17 @@ describe('mailbox decider', () => {
     expect(idle(roster)[0]).toMatchObject({ data: { recipient: 'lead', type: 'idle_notification', suppressAutoReply: false } });
     expect(idle([...roster, requested])[0]).toMatchObject({ data: { recipient: 'lead', suppressAutoReply: true } });
     DeciderSpec.for(mailboxDecider).given([opened('a')]).when(send({ type: 'idle_notification' })).thenThrows(is('MAILBOX.LEAD_NOT_FOUND'));
+  });
+
+  it("an idle notification is flagged suppressAutoReply from a team shutdown's acceptance until it is aborted, whatever its mailbox copies say", () => {
+    const requested: MailboxEvent = { type: 'mailbox.shutdown-requested', data: { team, requestId: 'team-r-1', from: 'lead', to: 'b', requestedAt: now } };
+    const idle = (history: MailboxEvent[], teamShutdown: MailboxState['teamShutdown']) =>
+      mailboxDecider.decide(send({ type: 'idle_notification' }), { ...history.reduce(mailboxDecider.evolve, mailboxDecider.initialState()), teamShutdown })[0];
+    const teamRequests = new Set(['team-r-1']);
+    expect(idle(roster, { underway: true, requestIds: new Set() })).toMatchObject({ data: { suppressAutoReply: true } });
+    // Aborted: the team's request still open in the mailbox (answered through the team protocol) no longer counts.
+    expect(idle([...roster, requested], { underway: false, requestIds: teamRequests })).toMatchObject({ data: { suppressAutoReply: false } });
+    expect(idle([...roster, requested], { underway: false, requestIds: new Set() })).toMatchObject({ data: { suppressAutoReply: true } });
   });
 });
 

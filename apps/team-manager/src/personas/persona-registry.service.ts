@@ -6,10 +6,11 @@ import { EventStore, foldEvents, withRetry, type RecordedEvent } from '@headspac
 import type { RequestContext } from '@headspace/messaging';
 import { personaDecider, type PersonaCommand, type PersonaEvent, type PersonaState } from './persona.decider';
 import { DEFAULT_PERSONAS_FILE, loadPersonasFile } from './personas-config';
+import { inStreamTurn } from '../teams/shared/stream-turn';
 
 export interface RegistryOutcome {
   state: PersonaState;
-  /** Events this command appended (empty for a replayed or no-op command). */
+  /** Events this command appended (for a retried command: those its first attempt appended; empty for a no-op). */
   events: PersonaEvent[];
   streamVersion: bigint;
 }
@@ -18,8 +19,8 @@ export interface RegistryOutcome {
  * The persona registry, its leases and its wait queue form ONE stream (`persona-registry`): the
  * exclusivity of a persona and the max-concurrency limit are invariants across all personas, so
  * they are decided against one consistency boundary with an exact expected version. Commands are
- * serialised inside an instance (no self-inflicted version races) and retried on a race with
- * another instance.
+ * serialised inside an instance (one connection waits, not one per request) and across instances by
+ * the stream's turn (`inStreamTurn`), so concurrent commands never fail for contention.
  */
 @Injectable()
 export class PersonaRegistry implements OnModuleInit, OnApplicationBootstrap {
@@ -65,7 +66,7 @@ export class PersonaRegistry implements OnModuleInit, OnApplicationBootstrap {
   }
 
   /**
-   * Runs a command: a command id already recorded answers with the current state and appends nothing;
+   * Runs a command: a command id already recorded answers as its first attempt did and appends nothing;
    * otherwise read → decide → append at the exact version read.
    */
   execute(
@@ -84,23 +85,29 @@ export class PersonaRegistry implements OnModuleInit, OnApplicationBootstrap {
     return result;
   }
 
-  private async attempt(commandId: string, ctx: RequestContext | undefined, build: (state: PersonaState) => PersonaCommand): Promise<RegistryOutcome> {
-    const history = (await this.store.readStream(PERSONA_REGISTRY_STREAM)) as Array<RecordedEvent & PersonaEvent>;
-    const state = foldEvents(personaDecider, history);
-    const version = history.length ? history[history.length - 1].streamVersion : 0n;
-    // A retried command (same id) already recorded: answer from the current state, append nothing (priorResult, from the history in hand).
-    if (history.some((e) => e.metadata.commandId === commandId)) return { state, events: [], streamVersion: version };
-    const events = personaDecider.decide(build(state), state);
-    if (events.length === 0) return { state, events, streamVersion: version };
-    const result = await this.store.append(PERSONA_REGISTRY_STREAM, events, {
-      expected: version === 0n ? 'no-stream' : version,
-      commandId,
-      metadata: ctx
-        ? { correlationId: ctx.correlationId, causationId: ctx.causationId ?? commandId, traceparent: ctx.traceparent, tracestate: ctx.tracestate }
-        : { correlationId: commandId, causationId: commandId },
+  private attempt(commandId: string, ctx: RequestContext | undefined, build: (state: PersonaState) => PersonaCommand): Promise<RegistryOutcome> {
+    return inStreamTurn(this.store, PERSONA_REGISTRY_STREAM, async (client) => {
+      const history = (await this.store.readStream(PERSONA_REGISTRY_STREAM, { client })) as Array<RecordedEvent & PersonaEvent>;
+      const state = foldEvents(personaDecider, history);
+      const version = history.length ? history[history.length - 1].streamVersion : 0n;
+      // A retried command (same id) already recorded appends nothing and answers as its first attempt
+      // did: from the registry as that attempt left it, not as later commands changed it.
+      const through = history.findLastIndex((e) => e.metadata.commandId === commandId);
+      if (through >= 0) {
+        const asLeft = history.slice(0, through + 1);
+        return { state: foldEvents(personaDecider, asLeft), events: asLeft.filter((e) => e.metadata.commandId === commandId), streamVersion: asLeft[through].streamVersion };
+      }
+      const events = personaDecider.decide(build(state), state);
+      if (events.length === 0) return { state, events, streamVersion: version };
+      const result = await this.store.append(PERSONA_REGISTRY_STREAM, events, {
+        expected: version === 0n ? 'no-stream' : version,
+        commandId,
+        metadata: ctx
+          ? { correlationId: ctx.correlationId, causationId: ctx.causationId ?? commandId, traceparent: ctx.traceparent, tracestate: ctx.tracestate }
+          : { correlationId: commandId, causationId: commandId },
+        client,
+      });
+      return { state: events.reduce(personaDecider.evolve, state), events, streamVersion: result.nextExpectedVersion };
     });
-    // Recorded meanwhile by another instance handling the same command id: answer from the stream.
-    if (result.replayed) return this.attempt(commandId, ctx, build);
-    return { state: events.reduce(personaDecider.evolve, state), events, streamVersion: result.nextExpectedVersion };
   }
 }

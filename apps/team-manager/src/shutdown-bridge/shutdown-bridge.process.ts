@@ -19,7 +19,7 @@ const EXPECTED = new Set<string>([
 ]);
 
 /** Only a failure to reach the handler (or its crash) is worth retrying; a domain refusal will not change. */
-const retryable = (code: string) => code.startsWith('MESSAGING.') || code === ErrorCodes.internal;
+const retryable = (code: string) => code.startsWith('MESSAGING.') || code === ErrorCodes.internal || code === ErrorCodes.databaseUnavailable;
 
 /**
  * The process manager joining the team's shutdown protocol (the team aggregate decides) and the

@@ -277,8 +277,9 @@ describe('Feature 4: Concurrency Control', () => {
     expect(order).toEqual(['dep:task.claimed', 'dep:task.completed', 'next:task.claimed']);
   });
 
-  // SQLITE_BUSY retries → version conflicts on one stream retried on a fresh read: five creators
-  // racing for the same task-list stream all succeed, each at its own version.
+  // SQLITE_BUSY retries → creators of one task list wait their turn (a per-team queue, and across
+  // replicas an advisory lock keyed by the list stream) instead of failing busy: five creators racing
+  // for the same task-list stream all succeed, each at its own version.
   it('Retry logic on SQLITE_BUSY error', async () => {
     const team = await newTeam();
     const results = await Promise.all(Array.from({ length: 5 }, (_, i) => h.send(createTask, { team, id: `c${i}`, subject: `C${i}` })));
@@ -315,8 +316,9 @@ describe('Feature 4: Concurrency Control', () => {
     [5, 10, 20, 40].forEach((ceiling, i) => expect(waits[i]).toBeGreaterThanOrEqual(ceiling * 0.999 - 2));
   });
 
-  // Consistent lock order: every creation locks the task-list stream first, then its new task
-  // streams in id order; overlapping batches in opposite orders serialise, none deadlocks.
+  // Consistent lock order: every creation takes the task-list stream's advisory lock first, then the
+  // list's row, then its new task streams in id order; overlapping batches in opposite orders
+  // serialise, none deadlocks.
   it('Deadlock prevention with consistent ordering', async () => {
     const team = await newTeam();
     const deadlocks = async () => Number((await h.db.pool.query(`SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()`)).rows[0].deadlocks);

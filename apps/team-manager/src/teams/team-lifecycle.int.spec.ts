@@ -5,14 +5,19 @@ import {
   forceTeamShutdown,
   getTeam,
   listTeammates,
+  openInbox,
+  peekUnread,
   reportTeammateIdle,
   requestTeamShutdown,
   respondTeamShutdown,
+  sendMessage,
   spawnTeammate,
+  TEAM_LEAD,
   type TeamView,
 } from '@headspace/contracts';
 import { waitFor } from '@headspace/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ShutdownBridge } from '../shutdown-bridge/shutdown-bridge.process';
 import { startTeamManager, type TeamManagerHarness } from '../testing/team-manager-harness';
 import { TeamRosterProjection } from './roster/team-roster.projection';
 
@@ -196,6 +201,48 @@ describe('Feature 1: Team Lifecycle', () => {
     // Its late explicit answer is refused, not double-counted.
     const late = await tm.sendError(respondTeamShutdown, { team: name, member: 'sleeper', requestId: byMember.sleeper, approve: true });
     expect(late.code).toBe('TEAM.UNKNOWN_SHUTDOWN_REQUEST');
+  });
+});
+
+describe('Idle notifications to the lead during a team shutdown (seed 004 Feature 3 #16)', () => {
+  const idleFrom = (team: string, from: string) => tm.send(sendMessage, { team, type: 'idle_notification', from });
+
+  it('an idle notification sent right after the shutdown was accepted is suppressAutoReply, before any member has heard of it', async () => {
+    const name = await teamWithMembers('idle-early', ['worker-1', 'worker-2']);
+    await tm.send(openInbox, { team: name, memberId: TEAM_LEAD, role: 'lead' });
+    // The bridge that delivers the shutdown_requests to the inboxes is held back: the window right after the 202.
+    const bridge = tm.apps[0].get(ShutdownBridge).runner;
+    await bridge.stop();
+    try {
+      expect(await tm.send(requestTeamShutdown, { team: name })).toMatchObject({ status: 'shutting-down' });
+      expect(await idleFrom(name, 'worker-2')).toMatchObject({ recipients: [TEAM_LEAD], suppressAutoReply: true });
+    } finally {
+      bridge.start();
+    }
+    const { messages } = await tm.send(peekUnread, { team: name, memberId: TEAM_LEAD });
+    expect(messages).toMatchObject([{ type: 'idle_notification', from: 'worker-2', suppressAutoReply: true }]);
+  });
+
+  it('an idle notification after every member approved through its mailbox (the shutdown done) is suppressAutoReply', async () => {
+    const name = await teamWithMembers('idle-late', ['worker-1']);
+    await tm.send(openInbox, { team: name, memberId: TEAM_LEAD, role: 'lead' });
+    const { requests } = await tm.send(requestTeamShutdown, { team: name });
+    await waitFor(
+      async () => (await tm.send(peekUnread, { team: name, memberId: 'worker-1' })).messages.find((m) => m.type === 'shutdown_request'),
+      { message: 'the shutdown_request in the member inbox' },
+    );
+    await tm.send(sendMessage, { team: name, type: 'shutdown_response', from: 'worker-1', requestId: requests[0].requestId, approve: true });
+    await teamWhen(name, (t) => t.status === 'shutdown');
+    expect(await idleFrom(name, 'worker-1')).toMatchObject({ suppressAutoReply: true });
+  });
+
+  it('an idle notification after a rejected shutdown (the team active again) expects an answer', async () => {
+    const name = await teamWithMembers('idle-reject', ['worker-1']);
+    await tm.send(openInbox, { team: name, memberId: TEAM_LEAD, role: 'lead' });
+    const { requests } = await tm.send(requestTeamShutdown, { team: name });
+    await tm.send(respondTeamShutdown, { team: name, member: 'worker-1', requestId: requests[0].requestId, approve: false, reason: 'mid-migration' });
+    await teamWhen(name, (t) => t.status === 'active');
+    expect(await idleFrom(name, 'worker-1')).toMatchObject({ suppressAutoReply: false });
   });
 });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { boundedJsonObject, MODEL_JSON_BOUNDS } from '../json.contracts';
 import { sessionExitReasons } from '../orchestrator/session.contracts';
 
 /**
@@ -28,6 +29,6 @@ export const agentResultSchema = z.object({
   /** Stable error code (AREA.REASON) and message when exitReason is error. */
   error: z.object({ code: z.string(), message: z.string().max(5_000) }).optional(),
   /** The schema-valid reflection when the agent returned one. */
-  reflection: z.record(z.string(), z.unknown()).optional(),
+  reflection: boundedJsonObject(MODEL_JSON_BOUNDS).optional(),
 });
 export type AgentResult = z.output<typeof agentResultSchema>;

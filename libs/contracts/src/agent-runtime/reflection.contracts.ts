@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { boundedJsonObject, MODEL_JSON_BOUNDS } from '../json.contracts';
 
 /**
  * The reflection every agent session ends with (seed 001 "Reflection Schema"). Field names and
@@ -30,7 +31,7 @@ export const reflectionSchema = z.object({
     summary: z.string().min(1).max(5_000),
     files_changed: z.array(z.string().min(1).max(1_000)).max(5_000),
     /** Headspace extension: what a run phase produced (a spec, tasks, a QA or review report); see apps/orchestrator/src/runs/run-output.ts. */
-    output: z.record(z.string(), z.unknown()).optional(),
+    output: boundedJsonObject(MODEL_JSON_BOUNDS).optional(),
   }),
   reflection: z.object({
     what_worked: z.string().max(10_000),

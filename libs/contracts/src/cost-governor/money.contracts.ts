@@ -7,7 +7,11 @@ import { z } from 'zod';
  */
 export const microsSchema = z.string().regex(/^-?\d+$/, 'must be an integer number of micro-dollars');
 
-/** A USD amount given by a person or a client: a number or decimal string with at most 6 decimals, not negative. */
+/**
+ * A USD amount given by a person or a client: a number or decimal string with at most 6 decimals, not
+ * negative; parsed, it is micros. Parse it once: its output is itself a valid input meaning 10⁶ times
+ * more, so whoever forwards a request sends what it received (the `z.input` form), never the output.
+ */
 export const usdAmountSchema = z
   .union([z.number(), z.string()])
   .transform((value, ctx) => {

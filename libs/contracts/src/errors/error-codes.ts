@@ -25,6 +25,7 @@ export const ErrorCodes = {
   badReply: 'MESSAGING.BAD_REPLY',
   publishRejected: 'MESSAGING.PUBLISH_REJECTED',
   internal: 'INTERNAL.UNEXPECTED',
+  databaseUnavailable: 'DATABASE.UNAVAILABLE',
   configInvalid: 'CONFIG.INVALID',
   teamNameInvalid: 'TEAM.NAME_INVALID',
   teamAlreadyExists: 'TEAM.ALREADY_EXISTS',
@@ -32,6 +33,7 @@ export const ErrorCodes = {
   lockHeld: 'LOCK.HELD',
   lockNotHolder: 'LOCK.NOT_HOLDER',
   lockPathOutsideWorkspace: 'LOCK.PATH_OUTSIDE_WORKSPACE',
+  lockUnknownTeam: 'LOCK.UNKNOWN_TEAM',
   // Personas and pools, team manifest, approvals queue
   personaNotFound: 'PERSONA.NOT_FOUND',
   personaAlreadyExists: 'PERSONA.ALREADY_EXISTS',
@@ -79,6 +81,9 @@ export const ErrorCodes = {
   taskNotClaimed: 'TASK.NOT_CLAIMED',
   taskLeaseExpired: 'TASK.LEASE_EXPIRED',
   taskEscalated: 'TASK.ESCALATED',
+  // Reading one's own writes (Hs-Min-Position / Headspace-Min-Position)
+  readModelPositionInvalid: 'READ_MODEL.POSITION_INVALID',
+  readModelTimeout: 'READ_MODEL.TIMEOUT',
   ...CostGovernorErrorCodes,
   ...GatewayErrorCodes,
   ...AgentRuntimeErrorCodes,

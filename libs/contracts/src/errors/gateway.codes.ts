@@ -11,6 +11,11 @@ export const GatewayErrorCodes = {
   gatewayUriTooLong: 'GATEWAY.URI_TOO_LONG',
   gatewayCursorInvalid: 'GATEWAY.CURSOR_INVALID',
   gatewayIdempotencyKeyInvalid: 'GATEWAY.IDEMPOTENCY_KEY_INVALID',
+  gatewayHeadersTooLarge: 'GATEWAY.HEADERS_TOO_LARGE',
+  gatewayClientTimeout: 'GATEWAY.CLIENT_TIMEOUT',
+  gatewayShuttingDown: 'GATEWAY.SHUTTING_DOWN',
+  gatewayIdempotencyKeyReused: 'GATEWAY.IDEMPOTENCY_KEY_REUSED',
+  gatewayIdempotencyReplayExpired: 'GATEWAY.IDEMPOTENCY_REPLAY_EXPIRED',
   apiTokenNotFound: 'TOKEN.NOT_FOUND',
 } as const;
 
@@ -22,4 +27,10 @@ export const GatewayHttpStatus: Record<string, number> = {
   [GatewayErrorCodes.gatewayUriTooLong]: 414,
   [GatewayErrorCodes.gatewayUnsupportedMediaType]: 415,
   [GatewayErrorCodes.gatewayRateLimited]: 429,
+  [GatewayErrorCodes.gatewayHeadersTooLarge]: 431,
+  [GatewayErrorCodes.gatewayClientTimeout]: 408,
+  [GatewayErrorCodes.gatewayShuttingDown]: 503,
+  // The key was first used with another request (IETF idempotency-key draft: 422).
+  [GatewayErrorCodes.gatewayIdempotencyKeyReused]: 422,
+  [GatewayErrorCodes.gatewayIdempotencyReplayExpired]: 409,
 };

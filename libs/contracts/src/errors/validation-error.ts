@@ -7,17 +7,22 @@ export interface FieldIssue {
   message: string;
 }
 
+/** Issues kept in the message and details: a body of 100,000 bad values must not answer megabytes. */
+export const MAX_REPORTED_ISSUES = 20;
+
 /** A payload that failed its schema. `field` is the first offending path, e.g. `data.members.0.name`. */
 export class ValidationError extends HeadspaceError {
   readonly issues: FieldIssue[];
 
   constructor(what: string, issues: FieldIssue[]) {
     const first = issues[0] ?? { field: '(root)', message: 'invalid' };
-    super(ErrorCodes.validationFailed, `Invalid ${what}: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`, {
+    const reported = issues.slice(0, MAX_REPORTED_ISSUES);
+    const more = issues.length > reported.length ? `; and ${issues.length - reported.length} more` : '';
+    super(ErrorCodes.validationFailed, `Invalid ${what}: ${reported.map((i) => `${i.field}: ${i.message}`.slice(0, 1_000)).join('; ')}${more}`, {
       field: first.field,
-      details: { issues },
+      details: { issues: reported, ...(more ? { issueCount: issues.length } : {}) },
     });
-    this.issues = issues;
+    this.issues = reported;
   }
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { API_JSON_BOUNDS, withinJsonBounds } from '../json.contracts';
 import { defineCommand, defineEvent, defineQuery } from '../messages';
 import { teamNameSchema } from './team.contracts';
 
@@ -14,9 +15,13 @@ export const approvalStatusSchema = z.enum(['pending', 'approved', 'denied']);
 
 export const approvalStreamId = (approvalId: string) => `approval-${approvalId}`;
 
-/** Payloads stay small: they travel in events and NATS messages. */
+/** Payloads stay small and shallow: they travel in events and NATS messages. */
 export const APPROVAL_PAYLOAD_MAX_BYTES = 16_384;
 export const approvalPayloadSchema = z
+  .record(z.string().max(100), z.unknown())
+  .superRefine(withinJsonBounds({ maxDepth: API_JSON_BOUNDS.maxDepth, maxBytes: APPROVAL_PAYLOAD_MAX_BYTES }));
+/** As recorded: payloads requested before the depth bound existed stay readable. */
+const recordedApprovalPayloadSchema = z
   .record(z.string().max(100), z.unknown())
   .refine((payload) => new TextEncoder().encode(JSON.stringify(payload)).length <= APPROVAL_PAYLOAD_MAX_BYTES, {
     message: `must be at most ${APPROVAL_PAYLOAD_MAX_BYTES} bytes of JSON`,
@@ -35,7 +40,7 @@ export const approvalRequested = defineEvent({
     kind: approvalKindSchema,
     requester: actor,
     summary: z.string().max(500),
-    payload: approvalPayloadSchema,
+    payload: recordedApprovalPayloadSchema,
     defaultAnswer: approvalAnswerSchema,
     timeoutMs: z.number().int().positive(),
     requestedAt: z.iso.datetime(),

@@ -163,7 +163,6 @@ export const sendMessage = defineCommand({
     recipients: z.array(z.string()),
     requestId: z.string().optional(),
     suppressAutoReply: z.boolean().optional(),
-    replayed: z.boolean(),
   }),
 });
 

@@ -72,6 +72,12 @@ export interface ProcessorOptions {
    * this much.
    */
   checkpointEveryMs?: number;
+  /**
+   * Runs each time this instance takes the lease, before its first batch reads from the stored
+   * checkpoint (which no other instance moves meanwhile). The relay learns here what it published
+   * past that checkpoint before a crash or a takeover.
+   */
+  onLeaseAcquired?(): Promise<void>;
   /** Validation of events read from the log (e.g. EventStore.validated). */
   decode?(event: RecordedEvent): RecordedEvent;
   onError?(error: unknown): void;
@@ -180,6 +186,15 @@ export class ProcessorRunner {
 
   get isLeaseHolder(): boolean {
     return this.holdsLease;
+  }
+
+  /**
+   * What it reads, for whoever asks whether it has passed a log position: its schema, its types
+   * (undefined: all), and whether its stored checkpoint commits with its effects (false for handlers
+   * outside transactions, whose checkpoint trails what they handled).
+   */
+  get reads(): { schema: string; types?: readonly string[]; checkpointWithEffects: boolean } {
+    return { schema: this.options.schema, types: this.options.types, checkpointWithEffects: !this.options.handleOutsideTransaction };
   }
 
   start(): void {
@@ -317,6 +332,11 @@ export class ProcessorRunner {
             await this.sleep(Math.min(this.leaseMs / 4, 1_000), false);
             continue;
           }
+          // Failed: the lease goes unused, the next turn takes it (it is ours still) and runs this again.
+          await this.options.onLeaseAcquired?.().catch((error: unknown) => {
+            this.holdsLease = false;
+            throw error;
+          });
         }
         // Events of its types were appended in this process since the last look: a batch is due, the
         // peek would only say so (one statement per batch for nothing under a steady stream of appends).

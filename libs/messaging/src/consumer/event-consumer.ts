@@ -7,7 +7,7 @@ import { headersToRecord, optionalHeaderCarrier } from '../headers/hs-headers';
 import { ensureDurableConsumer } from '../provisioning/jetstream-provisioning';
 import { writeDeadLetter } from './dead-letter-writer';
 import { beginWithInbox } from './inbox';
-import { quoteIdent } from '@headspace/event-store';
+import { asDatabaseUnavailable, DatabaseUnavailableError, quoteIdent } from '@headspace/event-store';
 
 const handledCounter = meter.createCounter('headspace.consumer.handled', { description: 'Messages a consumer applied' });
 const duplicateCounter = meter.createCounter('headspace.consumer.duplicates', { description: 'Messages skipped because their event id was in the inbox' });
@@ -98,6 +98,18 @@ export async function createConsumer(options: ConsumerOptions): Promise<EventCon
   let stopping = false;
   let messages: ConsumerMessages | undefined;
   let wakeSleep: (() => void) | undefined;
+  /** Messages held through a database outage wait here; a stop ends their waits. */
+  const outageWaits = new Set<() => void>();
+  const outagePause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        outageWaits.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      outageWaits.add(done);
+    });
 
   const decode = (msg: JsMsg): ConsumedEvent => {
     const event: ConsumedEvent = {
@@ -139,6 +151,24 @@ export async function createConsumer(options: ConsumerOptions): Promise<EventCon
     }
   };
 
+  /**
+   * A database outage (PostgreSQL restarting) is not the message's fault: the message is held, kept
+   * alive by the caller's `working()`, and applied again once PostgreSQL answers, spending no
+   * delivery. Redeliveries would count towards dead-lettering a good message.
+   */
+  const applyThroughOutage = async (event: ConsumedEvent): Promise<boolean> => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await applyOnce(event);
+      } catch (error) {
+        const unavailable = asDatabaseUnavailable(error);
+        if (!unavailable || stopping) throw unavailable ?? error;
+        if (attempt === 0) report(unavailable, event);
+        await outagePause(Math.min(5_000, 100 * 2 ** Math.min(attempt, 6)));
+      }
+    }
+  };
+
   const processMessage = async (msg: JsMsg): Promise<void> => {
     let event: ConsumedEvent;
     try {
@@ -151,7 +181,7 @@ export async function createConsumer(options: ConsumerOptions): Promise<EventCon
     }
     const keepAlive = setInterval(() => msg.working(), Math.max(1_000, ackWaitMs / 2));
     try {
-      const fresh = await inSpan(msg, event, () => applyOnce(event));
+      const fresh = await inSpan(msg, event, () => applyThroughOutage(event));
       msg.ack();
       if (fresh) {
         stats.handled++;
@@ -164,7 +194,9 @@ export async function createConsumer(options: ConsumerOptions): Promise<EventCon
       stats.failures++;
       failedCounter.add(1, labels);
       report(error, event);
-      if (msg.info.deliveryCount >= maxDeliver) await deadLetter(msg, error, event);
+      // Stopping during an outage: another instance (or this one, restarted) applies it later.
+      if (error instanceof DatabaseUnavailableError) msg.nak(backoff[0]);
+      else if (msg.info.deliveryCount >= maxDeliver) await deadLetter(msg, error, event);
       else msg.nak(backoff[Math.min(msg.info.deliveryCount, backoff.length) - 1]);
     } finally {
       clearInterval(keepAlive);
@@ -207,7 +239,14 @@ export async function createConsumer(options: ConsumerOptions): Promise<EventCon
       for (const msg of group) await processMessage(msg);
       return;
     }
-    const client = await options.pool.connect();
+    let client: PoolClient;
+    try {
+      client = await options.pool.connect();
+    } catch {
+      // PostgreSQL away: one by one, each held until it answers (a throw here would end the worker).
+      for (const msg of group) await processMessage(msg);
+      return;
+    }
     let broken: Error | undefined;
     let fresh: boolean[];
     try {
@@ -318,6 +357,7 @@ export async function createConsumer(options: ConsumerOptions): Promise<EventCon
     async stop() {
       stopping = true;
       wakeSleep?.();
+      for (const wake of [...outageWaits]) wake();
       await messages?.close();
       await loop;
     },

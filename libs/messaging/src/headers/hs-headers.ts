@@ -13,6 +13,12 @@ export const HsHeaders = {
   correlationId: 'Hs-Correlation-Id',
   causationId: 'Hs-Causation-Id',
   commandId: 'Hs-Command-Id',
+  /** On a command's reply: the log position its events reached (a position token, see position-token.ts). */
+  position: 'Hs-Position',
+  /** On a query: answer only once the service's read models have passed these positions. */
+  minPosition: 'Hs-Min-Position',
+  /** On a query with Hs-Min-Position: how long the caller lets the service wait for them, in ms. */
+  maxWaitMs: 'Hs-Max-Wait-Ms',
   traceparent: 'traceparent',
   tracestate: 'tracestate',
 } as const;

@@ -13,12 +13,16 @@ import { waitForCheckpoint } from './checkpoint-progress';
 import { ConnectionWatch } from './connection-watch';
 import { PipelinedPublisher } from './pipelined-publisher';
 import { relayHeaders } from './relay-headers';
+import { storedPastCheckpoint } from './stored-past-checkpoint';
 import { quoteIdent } from '@headspace/event-store';
 
 export const RELAY_PROCESSOR_NAME = 'relay:nats';
 
 const publishedCounter = meter.createCounter('headspace.relay.published', { description: 'Events the relay had acknowledged by JetStream' });
 const duplicateCounter = meter.createCounter('headspace.relay.duplicates', { description: 'Relay publishes JetStream dropped as duplicates (replays after a crash)' });
+const alreadyStoredCounter = meter.createCounter('headspace.relay.already_stored', {
+  description: 'Events the relay found in its stream past its checkpoint when it took the lease, and did not publish again',
+});
 
 export interface RelayOptions {
   pool: Pool;
@@ -50,6 +54,8 @@ export interface RelayOptions {
 export interface RelayStats {
   published: number;
   duplicates: number;
+  /** Events found already in the stream on taking the lease (published before a crash, not checkpointed), not published again. */
+  alreadyStored: number;
   batches: number;
 }
 
@@ -72,14 +78,17 @@ export interface Relay {
  * the events table in commit-safe order under a lease; each batch is published pipelined with
  * `Nats-Msg-Id = event_id` and every PubAck awaited before the handler returns, so the checkpoint
  * only advances past events JetStream has stored. A crash between the acks and the checkpoint
- * republishes the batch; JetStream drops the repeats inside the stream's duplicate window, and
- * consumers dedupe by event id beyond it (inbox).
+ * would republish what the stored checkpoint trails; JetStream's duplicate window (2 min) only
+ * covers a quick restart, so each time the relay takes the lease it first reads, from the stream's
+ * tail, which events past the checkpoint the stream already holds (storedPastCheckpoint) and skips
+ * them: after any crash and any restart delay each event is stored once. Consumers dedupe by event
+ * id besides (inbox).
  *
  * The checkpoint only ever moves past acknowledged events, as §4 asks, but it is stored at most
  * every 250 ms (`checkpointEveryMs` of the runner) and on stop, not after every batch: under a
  * steady trickle of appends a committed write per batch of one or two events sat on every event's
  * path to JetStream (slice bench at 200 commands/s, three runs each: p99 40–77 ms with it, 40–49 ms
- * without). A crash repeats at most 250 ms of publishes, well inside the duplicate window.
+ * without). What a crash leaves past the checkpoint is found in the stream on restart, above.
  *
  * The publishes run outside any transaction (`handleOutsideTransaction`): a batch transaction would
  * hold a transaction id across the PubAck round trips, and every processor's xmin fence in the
@@ -102,8 +111,11 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
   const timeout = options.publishTimeoutMs ?? 5_000;
   const watch = new ConnectionWatch(nc);
   const publisher = new PipelinedPublisher(nc, timeout);
-  const stats: RelayStats = { published: 0, duplicates: 0, batches: 0 };
+  const stats: RelayStats = { published: 0, duplicates: 0, alreadyStored: 0, batches: 0 };
   const attrs = { service: options.service };
+  const processorName = options.processorName ?? RELAY_PROCESSOR_NAME;
+  /** Ids past the stored checkpoint that the stream holds already, read when the lease was taken. */
+  let stored = new Set<string>();
 
   const publishOne = (event: RecordedEvent): Promise<PubAck> => {
     const subject = subjectFor(event);
@@ -149,7 +161,7 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
   const runner = new ProcessorRunner({
     pool: options.pool,
     schema: options.schema,
-    name: options.processorName ?? RELAY_PROCESSOR_NAME,
+    name: processorName,
     batchSize: options.batchSize ?? 500,
     pollIntervalMs: options.pollIntervalMs,
     leaseMs: options.leaseMs,
@@ -157,20 +169,28 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
     onError: options.onError,
     // Publishing is idempotent (msgID) and touches no table: no transaction id held across the PubAcks.
     handleOutsideTransaction: true,
+    async onLeaseAcquired() {
+      stored = await storedPastCheckpoint({ pool: options.pool, q: quoteIdent(options.schema), processor: processorName, jsm: await jetstreamManager(nc), stream: streamName });
+    },
     async handle(events) {
       if (!watch.connected) {
         throw new MessagingError(MessagingErrorCodes.disconnected, 'NATS is disconnected; the relay retries when it is back');
       }
-      const results = await Promise.allSettled(events.map(publishOne));
+      const fresh = stored.size === 0 ? events : events.filter((e) => !stored.has(e.eventId));
+      const results = await Promise.allSettled(fresh.map(publishOne));
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed) throw failed.reason;
       const duplicates = results.filter((r) => (r as PromiseFulfilledResult<PubAck>).value.duplicate).length;
       await options.afterPublish?.(events);
+      const skipped = events.length - fresh.length;
+      if (skipped) for (const e of events) stored.delete(e.eventId);
       stats.batches++;
-      stats.published += events.length - duplicates;
+      stats.published += fresh.length - duplicates;
       stats.duplicates += duplicates;
-      publishedCounter.add(events.length - duplicates, attrs);
+      stats.alreadyStored += skipped;
+      publishedCounter.add(fresh.length - duplicates, attrs);
       if (duplicates) duplicateCounter.add(duplicates, attrs);
+      if (skipped) alreadyStoredCounter.add(skipped, attrs);
     },
   });
   runner.start();

@@ -1,4 +1,4 @@
-import type { Msg } from '@nats-io/nats-core';
+import type { Msg, MsgHdrs } from '@nats-io/nats-core';
 
 /**
  * Replies wait for the end of the event-loop turn and go out together: the NATS client writes its
@@ -7,12 +7,12 @@ import type { Msg } from '@nats-io/nats-core';
  * `setImmediate`, every reply finished in the same turn shares one write; alone, a reply waits only
  * for the rest of the turn.
  */
-const queue: Array<{ msg: Msg; payload: Uint8Array; sent: () => void }> = [];
+const queue: Array<{ msg: Msg; payload: Uint8Array; headers?: MsgHdrs; sent: () => void }> = [];
 let scheduled = false;
 
-export function respondSoon(msg: Msg, payload: Uint8Array): Promise<void> {
+export function respondSoon(msg: Msg, payload: Uint8Array, headers?: MsgHdrs): Promise<void> {
   return new Promise((sent) => {
-    queue.push({ msg, payload, sent });
+    queue.push({ msg, payload, headers, sent });
     if (scheduled) return;
     scheduled = true;
     setImmediate(flush);
@@ -21,9 +21,9 @@ export function respondSoon(msg: Msg, payload: Uint8Array): Promise<void> {
 
 function flush(): void {
   scheduled = false;
-  for (const { msg, payload, sent } of queue.splice(0)) {
+  for (const { msg, payload, headers, sent } of queue.splice(0)) {
     try {
-      msg.respond(payload);
+      msg.respond(payload, headers ? { headers } : undefined);
     } catch {
       // The connection is closing: the caller's request times out, as it would have anyway.
     }

@@ -1,4 +1,5 @@
 import { ErrorCodes, HeadspaceError, type WireError } from '@headspace/contracts';
+import { asDatabaseUnavailable } from '@headspace/event-store';
 import { MessagingError, MessagingErrorCodes } from '../messaging-error';
 
 /** Every reply on a Headspace request subject is one of these, JSON. */
@@ -13,8 +14,14 @@ export function decodeJson(data: Uint8Array): unknown {
   return JSON.parse(decoder.decode(data));
 }
 
-/** HeadspaceErrors travel as they are; anything else is INTERNAL.UNEXPECTED, with no message or stack leaked. */
+/**
+ * HeadspaceErrors travel as they are; a lost or refused PostgreSQL connection is DATABASE.UNAVAILABLE
+ * (retryable, 503); anything else is INTERNAL.UNEXPECTED, with no message or stack leaked.
+ */
 export function toWireError(error: unknown, subject: string, traceId?: string): WireError {
+  if (error instanceof HeadspaceError && error.code !== ErrorCodes.internal) return error.toWire();
+  const unavailable = asDatabaseUnavailable(error);
+  if (unavailable) return unavailable.toWire();
   if (error instanceof HeadspaceError) return error.toWire();
   return {
     code: ErrorCodes.internal,

@@ -94,6 +94,18 @@ describe('request/reply', () => {
     expect(calls).toBe(0);
   });
 
+  it('a NUL character in any string of a request is a ValidationError naming the field, and the handler is not called', async () => {
+    let calls = 0;
+    await serve(greet, () => {
+      calls++;
+      return { greeting: 'never' };
+    });
+    const error = await failureOf(request(client, greet, { name: 'al\u0000ice' }));
+    expect(error.code).toBe(ErrorCodes.validationFailed);
+    expect(error.field).toBe('name');
+    expect(calls).toBe(0);
+  });
+
   it("a handler's HeadspaceError reaches the caller with code, field, message and details", async () => {
     await serve(greet, () => {
       throw new HeadspaceError(ErrorCodes.teamAlreadyExists, 'Team "red" already exists', { field: 'name', details: { teamId: 'team-red' } });

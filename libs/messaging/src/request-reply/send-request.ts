@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { HeadspaceError, parseOrThrow, type RequestDefinition } from '@headspace/contracts';
 import { injectContext, withSpan, SpanKind } from '@headspace/telemetry';
-import type { NatsConnection } from '@nats-io/nats-core';
+import type { Msg, NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
-import { headerCarrier, HsHeaders, natsHeaders } from '../headers/hs-headers';
+import { headerCarrier, headerValue, HsHeaders, natsHeaders } from '../headers/hs-headers';
 import { fromNatsRequestError, MessagingError, MessagingErrorCodes } from '../messaging-error';
 import { encodeJson, readReply } from './reply-envelope';
 
@@ -16,6 +16,19 @@ export interface SendRequestOptions {
   correlationId?: string;
   causationId?: string;
   headers?: Record<string, string>;
+  /**
+   * A query answered only once the service's read models have passed these positions (tokens from
+   * earlier commands' replies, comma-separated). The wait comes on top of `timeoutMs`.
+   */
+  minPosition?: string;
+  /** With `minPosition`: the longest the service may wait for it (default 5000 ms; the service may bound it lower). */
+  maxWaitMs?: number;
+}
+
+export interface SentRequest<T> {
+  result: T;
+  /** A command's log position token (Hs-Position of its reply), to read its writes with `minPosition`. */
+  position?: string;
 }
 
 /**
@@ -29,7 +42,18 @@ export async function request<D extends RequestDefinition>(
   body: z.input<D['request']>,
   options: SendRequestOptions = {},
 ): Promise<z.output<D['response']>> {
-  const timeoutMs = options.timeoutMs ?? 5_000;
+  return (await sendRequest(nc, definition, body, options)).result;
+}
+
+/** `request`, with the log position a command's reply carries. */
+export async function sendRequest<D extends RequestDefinition>(
+  nc: NatsConnection,
+  definition: D,
+  body: z.input<D['request']>,
+  options: SendRequestOptions = {},
+): Promise<SentRequest<z.output<D['response']>>> {
+  const maxWaitMs = options.minPosition ? (options.maxWaitMs ?? 5_000) : 0;
+  const timeoutMs = (options.timeoutMs ?? 5_000) + maxWaitMs;
   const commandId = options.commandId ?? (definition.kind === 'command' ? randomUUID() : undefined);
   const correlationId = options.correlationId ?? commandId ?? randomUUID();
   return withSpan(
@@ -50,20 +74,26 @@ export async function request<D extends RequestDefinition>(
       if (commandId) h.set(HsHeaders.commandId, commandId);
       h.set(HsHeaders.correlationId, correlationId);
       if (options.causationId) h.set(HsHeaders.causationId, options.causationId);
+      if (options.minPosition) {
+        h.set(HsHeaders.minPosition, options.minPosition);
+        h.set(HsHeaders.maxWaitMs, String(maxWaitMs));
+      }
       injectContext(headerCarrier(h));
-      let data: Uint8Array;
+      let msg: Msg;
       try {
-        data = (await nc.request(definition.subject, encodeJson(body), { timeout: timeoutMs, headers: h })).data;
+        msg = await nc.request(definition.subject, encodeJson(body), { timeout: timeoutMs, headers: h });
       } catch (error) {
         throw fromNatsRequestError(error, definition.subject, timeoutMs);
       }
-      const reply = readReply(data, definition.subject);
+      const reply = readReply(msg.data, definition.subject);
       if (!reply.ok) {
         span.setAttribute('error.type', reply.error.code);
         throw HeadspaceError.fromWire(reply.error);
       }
+      const position = headerValue(msg.headers, HsHeaders.position);
       try {
-        return parseOrThrow(definition.response, reply.result, `${definition.name} response`) as z.output<D['response']>;
+        const result = parseOrThrow(definition.response, reply.result, `${definition.name} response`) as z.output<D['response']>;
+        return position ? { result, position } : { result };
       } catch (error) {
         throw new MessagingError(MessagingErrorCodes.badReply, `Reply on ${definition.subject} does not match its contract`, {
           field: (error as HeadspaceError).field,

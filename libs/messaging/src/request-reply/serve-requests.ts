@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { parseOrThrow, ValidationError, type RequestDefinition } from '@headspace/contracts';
+import { parseOrThrow, refuseNulCharacters, ValidationError, type RequestDefinition } from '@headspace/contracts';
+import { recordingPositions, type PositionRecorder } from '@headspace/event-store';
 import { currentTraceId, extractContext, injectContext, recordCarrier, withSpan, SpanKind } from '@headspace/telemetry';
-import type { Msg, NatsConnection } from '@nats-io/nats-core';
+import type { Msg, MsgHdrs, NatsConnection } from '@nats-io/nats-core';
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import type { z } from 'zod';
-import { headersToRecord, headerValue, HsHeaders, optionalHeaderCarrier } from '../headers/hs-headers';
+import { headersToRecord, headerValue, HsHeaders, natsHeaders, optionalHeaderCarrier } from '../headers/hs-headers';
+import { formatPositionToken, parsePositionTokens } from '../headers/position-token';
+import { readModelTimeout, readPositionGate } from './read-position-gate';
 import { decodeJson, encodeJson, toWireError, type ReplyEnvelope } from './reply-envelope';
 import { respondSoon } from './reply-batcher';
 import type { RequestContext } from './request-context';
@@ -29,9 +32,14 @@ export interface RequestServer {
 
 /**
  * Answers a command or query on its subject (core NATS request/reply, queue group per service).
- * The request is parsed with the contract's zod schema: a bad one is answered with a ValidationError
- * naming the field and the handler never runs. Replies are `{ ok: true, result }` or
- * `{ ok: false, error: WireError }`.
+ * The request is parsed with the contract's zod schema: a bad one (or one holding a NUL character)
+ * is answered with a ValidationError naming the field and the handler never runs. Replies are
+ * `{ ok: true, result }` or `{ ok: false, error: WireError }`.
+ *
+ * Reading one's own writes: a command's successful reply carries, in an Hs-Position header, the log
+ * position its events reached (what the EventStore recorded while the handler ran). A query with an
+ * Hs-Min-Position header is answered only once the service's read models have passed it, waiting at
+ * most the service's bound (and the caller's Hs-Max-Wait-Ms); past that it is READ_MODEL.TIMEOUT.
  */
 export function serveRequests<D extends RequestDefinition>(
   nc: NatsConnection,
@@ -53,6 +61,7 @@ export function serveRequests<D extends RequestDefinition>(
       headers: headersToRecord(msg.headers),
     };
     let reply: ReplyEnvelope;
+    const recorder: PositionRecorder = {};
     await withSpan(
       `process ${msg.subject}`,
       {
@@ -78,8 +87,11 @@ export function serveRequests<D extends RequestDefinition>(
           } catch {
             throw new ValidationError(what, [{ field: '(root)', message: 'body is not valid JSON' }]);
           }
+          // PostgreSQL text cannot hold U+0000: refused here as the client's fault, not by the database.
+          refuseNulCharacters(body, what);
           const request = parseOrThrow(definition.request, body, what) as z.output<D['request']>;
-          reply = { ok: true, result: await handler(request, ctx) };
+          if (definition.kind === 'query') await reachMinPosition(definition.service, msg.headers);
+          reply = { ok: true, result: await recordingPositions(recorder, () => handler(request, ctx)) };
         } catch (error) {
           reply = { ok: false, error: toWireError(error, msg.subject, currentTraceId()) };
           span.setAttribute('error.type', reply.error.code);
@@ -94,7 +106,7 @@ export function serveRequests<D extends RequestDefinition>(
       options.onError?.(error, ctx);
       payload = encodeJson({ ok: false, error: toWireError(error, msg.subject) });
     }
-    await respondSoon(msg, payload);
+    await respondSoon(msg, payload, reply!.ok && definition.kind === 'command' ? positionHeaders(definition.service, recorder) : undefined);
   };
 
   const sub = nc.subscribe(definition.subject, {
@@ -115,4 +127,26 @@ export function serveRequests<D extends RequestDefinition>(
       await Promise.all(inflight);
     },
   };
+}
+
+/** The position a command reached: its own appends, else (a group commit appended them) this process's furthest append. */
+function positionHeaders(service: string, recorder: PositionRecorder): MsgHdrs | undefined {
+  const position = recorder.position ?? readPositionGate(service)?.appended();
+  if (!position) return undefined;
+  const h = natsHeaders();
+  h.set(HsHeaders.position, formatPositionToken(service, position));
+  return h;
+}
+
+/** Waits, bounded, until the service's read models have passed the caller's position in its log (tokens of other services are not its to wait for). */
+async function reachMinPosition(service: string, headers: MsgHdrs | undefined): Promise<void> {
+  const value = headerValue(headers, HsHeaders.minPosition);
+  const gate = value ? readPositionGate(service) : undefined;
+  if (!value || !gate) return;
+  const mine = parsePositionTokens(value, HsHeaders.minPosition).filter((token) => token.service === service);
+  if (mine.length === 0) return;
+  const asked = Number(headerValue(headers, HsHeaders.maxWaitMs));
+  const timeoutMs = Number.isFinite(asked) && asked >= 0 ? Math.min(asked, gate.maxWaitMs) : gate.maxWaitMs;
+  const reached = await gate.waitFor(mine[mine.length - 1].position, timeoutMs);
+  if (!reached) throw readModelTimeout(service, timeoutMs);
 }

@@ -66,6 +66,10 @@ export const baseConfigSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
   MIGRATE_ON_START: z.stringbool({ error: 'must be true or false' }).default(true),
   PG_POOL_MAX: positiveInt(10),
+  /** The longest a query with a min-position (reading one's own writes) waits for the read models. */
+  HS_READ_WAIT_MAX_MS: positiveInt(5_000),
+  /** The oldest open transaction holding the cluster-wide xid8 fence longer than this is logged and exported (headspace.event_store.fence_held). */
+  HS_FENCE_WARN_MS: positiveInt(1_000),
   /** Prefix of every NATS subject and stream (see contracts' namespace.ts); empty for none. */
   HS_NAMESPACE: z
     .string()

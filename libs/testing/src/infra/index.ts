@@ -2,7 +2,7 @@ export { ensureInfra, listLocalServers, stopLocalServers, DEFAULT_DATABASE_URL, 
 export type { EnsureInfraOptions, InfraInfo } from './ensure-infra';
 export { startNatsServer, natsStatus, findNatsServerBinary, startNatsDaemon, stopNatsDaemon } from './nats';
 export type { NatsServerHandle, NatsStatus } from './nats';
-export { pgStatus, ensureDatabase, startPgDaemon, stopPgDaemon, findSystemPgBinDir } from './postgres';
-export type { PgStatus } from './postgres';
+export { pgStatus, ensureDatabase, startPgDaemon, stopPgDaemon, findSystemPgBinDir, startPgServer } from './postgres';
+export type { PgStatus, PgServerHandle } from './postgres';
 export { dockerEngineAvailable } from './docker';
 export { freePort, tcpOpen } from './util';

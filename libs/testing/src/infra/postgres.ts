@@ -1,9 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { arch, platform, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import pg from 'pg';
-import { execText, repoRoot, run, stderrLog, tcpOpen, which, type Log } from './util';
+import { execText, freePort, repoRoot, run, stderrLog, tcpOpen, which, type Log } from './util';
 
 export type PgStatus = 'ok' | 'no-database' | 'rejected' | 'unreachable';
 
@@ -268,4 +269,60 @@ export async function stopPgDaemon(opts: { port: number; stateDir: string; log?:
     cwd: dir,
   });
   return stop.code === 0;
+}
+
+export interface PgServerHandle {
+  /** The `postgres` database as the `postgres` user (trust auth). */
+  url: string;
+  port: number;
+  /** `pg_ctl stop -m <mode>` (default immediate: backends die at once, as in a crash); the data is kept. */
+  stop(mode?: 'immediate' | 'fast'): Promise<void>;
+  /** Starts the stopped server again on the same port and data (crash recovery first after an immediate stop). */
+  start(): Promise<void>;
+  /** `pg_ctl restart -m <mode>` (default immediate). */
+  restart(mode?: 'immediate' | 'fast'): Promise<void>;
+  /** Stops the server and deletes its data. */
+  dispose(): Promise<void>;
+}
+
+const ownServers = new Set<() => void>();
+process.once('exit', () => ownServers.forEach((kill) => kill()));
+
+/**
+ * A throwaway PostgreSQL cluster of a spec's own (initdb in a temporary directory, a free port), for
+ * tests that stop or restart the database: the shared server stays untouched. Run as root, it runs
+ * as the `postgres` OS user, as startPgDaemon does.
+ */
+export async function startPgServer(opts: { port?: number; timeoutMs?: number; log?: Log } = {}): Promise<PgServerHandle> {
+  const log = opts.log ?? (() => undefined);
+  const port = opts.port ?? (await freePort());
+  const stateDir = mkdtempSync(join(tmpdir(), 'hs-pg-'));
+  const started = await startPgDaemon({ port, stateDir, log, timeoutMs: opts.timeoutMs });
+  const dir = pgDaemonDir(stateDir, port);
+  const dataDir = join(dir, 'data');
+  const binDir = started.binDir ?? readFileSync(join(dir, 'bin-dir'), 'utf8').trim();
+  const runAs = await pgRunAs(log);
+  const spawnOpts = { uid: runAs.uid, gid: runAs.gid, cwd: dir, env: { ...process.env, LC_ALL: 'C', LANG: 'C' } };
+  const pgCtl = async (...args: string[]) => {
+    const result = await run(join(binDir, 'pg_ctl'), ['-D', dataDir, ...args], { ...spawnOpts, timeoutMs: 90_000 });
+    if (result.code !== 0) throw new Error(`pg_ctl ${args.join(' ')} failed on port ${port}: ${result.stderr.trim()} ${tail(join(dir, 'postgres.log'))}`);
+  };
+  const startArgs = ['-l', join(dir, 'postgres.log'), '-w', '-t', '60', '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`];
+  const killAtExit = () => {
+    spawnSync(join(binDir, 'pg_ctl'), ['-D', dataDir, '-m', 'immediate', 'stop'], { ...spawnOpts, stdio: 'ignore', timeout: 10_000 });
+  };
+  ownServers.add(killAtExit);
+  return {
+    url: started.url,
+    port,
+    stop: (mode = 'immediate') => pgCtl('-m', mode, '-w', 'stop'),
+    start: () => pgCtl(...startArgs, 'start'),
+    restart: (mode = 'immediate') => pgCtl('-m', mode, ...startArgs, 'restart'),
+    async dispose() {
+      ownServers.delete(killAtExit);
+      await pgCtl('-m', 'immediate', '-w', 'stop').catch(() => undefined);
+      rmSync(stateDir, { recursive: true, force: true });
+      if (dir !== join(stateDir, `pg-${port}`)) rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

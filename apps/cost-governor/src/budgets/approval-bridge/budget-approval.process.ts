@@ -12,7 +12,7 @@ import { BudgetCommands } from '../budget-commands.service';
 /** The summary the seed's journey 11 shows the operator. */
 export const BUDGET_APPROVAL_SUMMARY = 'Budget 95% consumed. Continue?';
 
-const retryable = (code: string) => code.startsWith('MESSAGING.') || code === 'INTERNAL.UNEXPECTED';
+const retryable = (code: string) => code.startsWith('MESSAGING.') || code === 'INTERNAL.UNEXPECTED' || code === 'DATABASE.UNAVAILABLE';
 
 /**
  * `budget.paused` → a `budget-overrun` approval in the team-manager's queue (request-approval over

@@ -22,7 +22,7 @@ export class ResolveBudgetPauseHandler extends ServedHandler<typeof resolveBudge
 
   async handle(request: z.output<typeof resolveBudgetPause.request>, ctx: RequestContext) {
     const commandId = ctx.commandId ?? randomUUID();
-    const { state, streamVersion } = await this.commands.run(
+    const outcome = await this.commands.run(
       request.budgetId,
       {
         type: 'resolve-pause',
@@ -35,6 +35,7 @@ export class ResolveBudgetPauseHandler extends ServedHandler<typeof resolveBudge
       commandId,
       metadataOf(ctx, commandId),
     );
+    const { state, streamVersion } = outcome.replayed ? await this.commands.asLeftBy(request.budgetId, commandId) : outcome;
     if (state.status === 'none') throw new HeadspaceError(ErrorCodes.budgetNotFound, `No budget "${request.budgetId}"`, { field: 'budgetId' });
     return { budget: toBudgetView(state), streamVersion: streamVersion.toString() };
   }

@@ -22,7 +22,7 @@ export class SetBudgetHandler extends ServedHandler<typeof setBudget> {
   async handle(request: z.output<typeof setBudget.request>, ctx: RequestContext) {
     const commandId = ctx.commandId ?? randomUUID();
     const budgetId = budgetIdOf(request.scope);
-    const { streamVersion } = await this.commands.run(
+    const outcome = await this.commands.run(
       budgetId,
       {
         type: 'set-budget',
@@ -38,6 +38,7 @@ export class SetBudgetHandler extends ServedHandler<typeof setBudget> {
       commandId,
       metadataOf(ctx, commandId),
     );
+    const { streamVersion } = outcome.replayed ? await this.commands.asLeftBy(budgetId, commandId) : outcome;
     return { budgetId, streamVersion: streamVersion.toString() };
   }
 }

@@ -26,6 +26,7 @@ export class ReleaseHolderLocksHandler implements OnApplicationBootstrap, Before
 
   onApplicationBootstrap(): void {
     this.server = serveRequests(this.nc, releaseHolderLocks, async (req, ctx) => {
+      await this.locks.requireTeam(req.team);
       await this.projection.runner.waitUntilCaughtUp(10_000).catch(() => undefined);
       const { rows } = await this.pool.query<{ path: string }>(
         `SELECT path FROM "${this.schema}".file_locks WHERE team = $1 AND holder = $2 ORDER BY path`,

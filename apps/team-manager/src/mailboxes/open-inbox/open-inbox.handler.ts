@@ -8,6 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { mailboxDecider } from '../mailbox.decider';
 import { commandMetadata, MailboxWriter } from '../mailbox-writer';
+import { KeyedQueue } from '../../teams/shared/keyed-queue';
+import { inStreamTurn } from '../../teams/shared/stream-turn';
 
 /**
  * `hs.cmd.team-manager.open-inbox`: registers a member's inbox in the team's mailbox registry
@@ -16,6 +18,8 @@ import { commandMetadata, MailboxWriter } from '../mailbox-writer';
 @Injectable()
 export class OpenInboxHandler implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private server?: RequestServer;
+  /** One connection per team waits for the registry's turn in this instance, not one per request. */
+  private readonly queue = new KeyedQueue();
 
   constructor(
     private readonly writer: MailboxWriter,
@@ -32,16 +36,20 @@ export class OpenInboxHandler implements OnApplicationBootstrap, BeforeApplicati
 
   handle(request: z.output<typeof openInbox.request>, ctx: RequestContext) {
     const commandId = ctx.commandId ?? randomUUID();
-    return withRetry(() => this.attempt(request, ctx, commandId), { maxAttempts: 5 });
+    return this.queue.run(request.team, () => withRetry(() => this.attempt(request, ctx, commandId), { maxAttempts: 5 }));
   }
 
-  private async attempt(request: z.output<typeof openInbox.request>, ctx: RequestContext, commandId: string) {
+  /** In the registry's turn (`inStreamTurn`): many members opening their inboxes at once (a crowd spawned) all land. */
+  private attempt(request: z.output<typeof openInbox.request>, ctx: RequestContext, commandId: string) {
     const reply = (opened: boolean) => ({ team: request.team, memberId: request.memberId, role: request.role, opened });
-    if (await this.writer.store.priorResult(mailboxStreamId(request.team), commandId)) return reply(true);
-    const { state, version } = await this.writer.registry(request.team);
-    const events = mailboxDecider.decide({ type: 'open-inbox', ...request, now: new Date().toISOString() }, state);
-    if (events.length === 0) return reply(false);
-    await this.writer.appendDecision(request.team, version, events, commandId, commandMetadata(ctx, commandId));
-    return reply(true);
+    const registryId = mailboxStreamId(request.team);
+    return inStreamTurn(this.writer.store, registryId, async (client) => {
+      if (await this.writer.store.priorResult(registryId, commandId, client)) return reply(true);
+      const { state, version } = await this.writer.registry(request.team, client);
+      const events = mailboxDecider.decide({ type: 'open-inbox', ...request, now: new Date().toISOString() }, state);
+      if (events.length === 0) return reply(false);
+      await this.writer.appendDecision(request.team, version, events, commandId, commandMetadata(ctx, commandId), client);
+      return reply(true);
+    });
   }
 }

@@ -47,23 +47,23 @@ export class SendMessageHandler implements OnApplicationBootstrap, BeforeApplica
     // A retried command answers as its first attempt did, even if the state has moved on since.
     const candidates = [mailboxStreamId(request.team), ...[...state.inboxes.keys()].map((member) => inboxStreamId(request.team, member))];
     const prior = await this.writer.priorEvents(commandId, candidates);
-    if (prior.length > 0) return replyFrom(messageId, prior.filter((e) => e.type === 'mailbox.message-delivered').map((e) => e.data as Delivered), true);
+    if (prior.length > 0) return replyFrom(messageId, prior.filter((e) => e.type === 'mailbox.message-delivered').map((e) => e.data as Delivered));
 
     const events = mailboxDecider.decide({ type: 'send-message', request, messageId, requestId, now: new Date().toISOString() }, state);
     if (events.length > 0) await this.writer.appendDecision(request.team, version, events, commandId, commandMetadata(ctx, commandId));
     const delivered = events.flatMap((e) => (e.type === 'mailbox.message-delivered' ? [e.data] : []));
-    return replyFrom(messageId, delivered, false);
+    return replyFrom(messageId, delivered);
   }
 }
 
-function replyFrom(messageId: string, delivered: Delivered[], replayed: boolean): Reply {
+/** The same for the first answer and a retry's: nothing in it may tell them apart. */
+function replyFrom(messageId: string, delivered: Delivered[]): Reply {
   const full = delivered.filter((d) => d.visibility === 'full');
   const requestId = full.find((d) => d.type === 'shutdown_request')?.requestId;
   const idle = full.find((d) => d.type === 'idle_notification');
   return {
     messageId,
     recipients: full.map((d) => d.recipient),
-    replayed,
     ...(requestId ? { requestId } : {}),
     ...(idle ? { suppressAutoReply: idle.suppressAutoReply ?? false } : {}),
   };

@@ -7,20 +7,25 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { taskListDecider, type NewTask, type TaskListEvent } from '../task-list.decider';
+import { KeyedQueue } from '../../teams/shared/keyed-queue';
+import { inStreamTurn } from '../../teams/shared/stream-turn';
 import { TASK_RETRY, eventMetadata, requireTeam, TASK_SETTINGS, type TaskSettings, } from '../task-streams';
 
 type NewTaskRequest = z.output<typeof createTasks.request>['tasks'][number];
 
 /**
- * `create-task` and `create-tasks`: decided against the team's task-list stream, then appended in
- * ONE short transaction: the list stream first (compare-and-set at its exact version), then each new
- * task stream (`no-stream`) in task-id order. The fixed order is the deadlock-prevention rule: every
- * creator takes the list row first, so creators of one team queue behind it instead of each holding
- * a task row the other wants.
+ * `create-task` and `create-tasks`: creators of one team are serialised, so independent creations
+ * never lose a version race (they are not conflicts) and a retried command id finds its first result:
+ * in this process by a per-team queue (one connection per team waits, not one per request), across
+ * replicas by the list stream's turn (`inStreamTurn`): the list is read, folded, decided and appended
+ * inside that one short transaction. Lock order (the deadlock-prevention rule): the list stream's
+ * advisory lock, then the list stream row (compare-and-set at the version just read), then each new
+ * task stream (`no-stream`) in task-id order.
  */
 @Injectable()
 export class CreateTasksHandler implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private servers: RequestServer[] = [];
+  private readonly queue = new KeyedQueue();
 
   constructor(
     private readonly store: EventStore,
@@ -55,24 +60,22 @@ export class CreateTasksHandler implements OnApplicationBootstrap, BeforeApplica
       files: t.files,
       maxAttempts: t.maxAttempts ?? this.settings.TASK_MAX_ATTEMPTS,
     }));
-    return withRetry(() => this.attempt(team, newTasks, ctx, commandId, fieldPrefix), TASK_RETRY);
+    return this.queue.run(team, () => withRetry(() => this.attempt(team, newTasks, ctx, commandId, fieldPrefix), TASK_RETRY));
   }
 
   private async attempt(team: string, tasks: NewTask[], ctx: RequestContext, commandId: string, fieldPrefix: (index: number) => string) {
     const listId = taskListStreamId(team);
     const taskIds = tasks.map((t) => t.taskId);
-    const history = (await this.store.readStream(listId)) as Array<RecordedEvent & TaskListEvent>;
-    const prior = priorResultIn(history, commandId);
-    if (prior) return { taskIds, streamVersion: prior.nextExpectedVersion.toString() };
     await requireTeam(this.store, team);
-    const decision = taskListDecider.decideCreation(
-      { type: 'add-tasks', team, tasks, now: new Date().toISOString(), fieldPrefix },
-      foldEvents(taskListDecider, history),
-    );
     const metadata = eventMetadata(ctx, commandId);
-    return this.store.transaction(async (client) => {
-      // Keep the write transaction short and bounded: it holds the list row and the xid8 read fence.
-      await client.query(`SET LOCAL statement_timeout = '5s'`);
+    return inStreamTurn(this.store, listId, async (client) => {
+      const history = (await this.store.readStream(listId, { client })) as Array<RecordedEvent & TaskListEvent>;
+      const prior = priorResultIn(history, commandId);
+      if (prior) return { taskIds, streamVersion: prior.nextExpectedVersion.toString() };
+      const decision = taskListDecider.decideCreation(
+        { type: 'add-tasks', team, tasks, now: new Date().toISOString(), fieldPrefix },
+        foldEvents(taskListDecider, history),
+      );
       const result = await this.store.append(listId, decision.list, {
         expected: history.length ? history[history.length - 1].streamVersion : 'no-stream',
         commandId,
