@@ -191,6 +191,10 @@ export function unknownIdRequests(): FuzzRequest[] {
     body('POST', '/api/v1/teams/fuzz/approvals/no-such-approval/answer', { decision: 'approve', answeredBy: 'op' }),
     body('DELETE', `/api/v1/tokens/${randomUUID()}`),
     body('PATCH', '/api/v1/personas/no-such-persona', { name: 'Nobody' }),
+    // File locks of a team that does not exist: LOCK.UNKNOWN_TEAM, not a lock stream for nobody.
+    { ...body('POST', '/api/v1/teams/no-such-team/locks', { path: 'src/a.ts', holder: 'con' }), status: 404, field: 'team' },
+    { ...body('POST', '/api/v1/teams/no-such-team/locks/unlock', { path: 'src/a.ts', holder: 'con' }), status: 404, field: 'team' },
+    { ...body('POST', '/api/v1/teams/no-such-team/holders/con/locks/release', {}), status: 404, field: 'team' },
   ];
 }
 
