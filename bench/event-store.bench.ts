@@ -103,9 +103,9 @@ export async function benchEventStore(options: { quick: boolean; replayEvents: n
 
 async function replayInChildProcess(url: string, schema: string) {
   const compiled = join(__dirname, 'replay-memory.child.js');
-  // The processor's live heap stays ~18 MB (trace-gc); uncapped, V8 lets promoted batch garbage grow
-  // old space to ~80 MB between major GCs. A 128 MB old-space cap with 8 MB semi-spaces (as for a dedicated projection
-  // worker) keeps RSS flat for a few % of throughput.
+  // Uncapped, V8 lets promoted batch garbage grow old space well past the processor's live heap between
+  // major GCs; a 128 MB old-space cap with 8 MB semi-spaces (as for a dedicated projection worker)
+  // keeps RSS flat for a small share of throughput (figures: bench/README.md).
   const args = existsSync(compiled) ? ['--max-semi-space-size=8', '--max-old-space-size=128', compiled] : ['-r', '@swc-node/register', join(__dirname, 'replay-memory.child.ts')];
   const { stdout } = await promisify(execFile)(process.execPath, [...args, url, schema], {
     maxBuffer: 1024 * 1024,

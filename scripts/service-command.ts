@@ -3,14 +3,10 @@ import { join } from 'node:path';
 
 /**
  * V8 flags every service runs with. The young generation is capped at 8 MB per semi-space (V8 would
- * grow it to 16 MB). Measured with the slice and cost-governor benches, semi-space size against idle
- * RSS of the five services and cost-governor CPU per may-spend + record-usage pair:
- * - 4 MB: 121–130 MB idle; 0.65–0.67 ms per pair;
- * - 8 MB: 129–136 MB idle; 0.54–0.56 ms per pair (1,415–1,448 against 1,319–1,327 pairs/s);
- * - 16 MB: 143–151 MB idle, at or past the 150 MB target; 0.48–0.49 ms per pair.
- * Old space is capped at 192 MB: the team-manager's live heap stays ~50 MB under load (--trace-gc),
- * but uncapped V8 lets garbage grow the heap to ~180 MB between major GCs (see `npm run bench`,
- * team-manager-scale).
+ * grow it to 16 MB): the largest that keeps the five services' idle RSS under the 150 MB target,
+ * and less CPU per command than 4 MB. Old space is capped at 192 MB, well above a service's live
+ * heap under load, so garbage cannot grow the heap between major GCs as far as uncapped V8 lets it.
+ * Figures: bench/README.md (service flags).
  */
 export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=8', '--max-old-space-size=192'];
 

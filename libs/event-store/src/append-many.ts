@@ -10,9 +10,8 @@ import type { ExpectedVersion, NewEvent, StreamAppend, StreamCheck } from './typ
  * inserted, an existing one is locked (so two such statements over overlapping streams queue
  * instead of deadlocking) and moved on only if its version is the expected one. Streams are only
  * ever reached through their primary key (the conflict arbiter, and a subquery per check), never
- * joined: jsonb_to_recordset is estimated at 100 rows whatever it holds, so a join let the planner
- * hash it against a sequential scan of the whole streams table (three per call, most of a 20 ms
- * statement at 11,000 streams).
+ * joined: jsonb_to_recordset is estimated at 100 rows whatever it holds, so a join lets the planner
+ * hash it against a sequential scan of the whole streams table, whose cost grows with the table.
  *
  * A stream whose compare-and-set fails has no row in `s` (a wrong version, or a new stream that
  * exists) or a created one it must not have (an exact version of a stream that did not exist:

@@ -7,6 +7,7 @@ import { appendOneStatements, appendStatements, type CasKind } from './append-sq
 import { recordPosition } from './appended-position';
 import { deferAppendSignal, dropAppendSignals, releaseAppendSignals, signalAppended } from './append-signal';
 import { ConcurrencyError } from './concurrency-error';
+import { contextMetadata } from './command-handler/command-context';
 import { categoryOf, deterministicEventId } from './event-id';
 import { quoteIdent } from './quote-ident';
 import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from './row-mapping';
@@ -27,7 +28,8 @@ export interface EventStoreOptions {
 
 export class EventStore {
   readonly schema: string;
-  private readonly pool: Pool;
+  /** The pool it appends through: processors of this store's log poll and checkpoint through it too. */
+  readonly pool: Pool;
   private readonly registry?: EventRegistry;
   private readonly q: string;
   private readonly statements: Record<CasKind, string>;
@@ -230,11 +232,13 @@ export class EventStore {
     else signalAppended(this.schema, types);
   }
 
-  private prepare(event: NewEvent, index: number, streamId: string, options: Pick<AppendOptions, 'commandId' | 'metadata'>) {
+  private prepare(event: NewEvent, index: number, streamId: string, options: Pick<AppendOptions, 'commandId' | 'metadata' | 'context'>) {
     const data = this.registry ? this.registry.parse(event.type, event.data) : event.data;
     const schemaVersion = this.registry ? this.registry.get(event.type).schemaVersion : 1;
-    const metadata = { ...options.metadata, ...event.metadata, ...(options.commandId ? { commandId: options.commandId } : {}) };
-    const eventId = options.commandId ? deterministicEventId(options.commandId, streamId, index) : null;
+    const commandId = options.commandId ?? options.context?.commandId;
+    const fromContext = options.context ? contextMetadata(options.context, commandId) : {};
+    const metadata = { ...fromContext, ...options.metadata, ...event.metadata, ...(commandId ? { commandId } : {}) };
+    const eventId = commandId ? deterministicEventId(commandId, streamId, index) : null;
     return { eventId, type: event.type, schemaVersion, data, metadata };
   }
 

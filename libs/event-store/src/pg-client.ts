@@ -8,17 +8,16 @@ type Callback = (error: Error | null, result: unknown) => void;
  * through pg's callback form, which gives the query its callback when the query is built.
  *
  * Why: pg's own promise form builds the query and only then assigns its callback. On Node 24 the
- * rows of such queries survive young-generation collections. Replaying 1.1 million events in
- * batches of 1,000 through one client promoted about 500 MB to the old generation and ran more than
- * 100 full collections. The same reads in callback form promoted 11 MB and ran 2, and the replay
- * went from about 235,000 to 370,000 events/s. Pool#query already takes the callback form, and
+ * rows of such queries survive young-generation collections, so a long replay promotes its batches
+ * to the old generation and runs full collections (figures: bench/README.md). Pool#query already
+ * takes the callback form, and
  * callback queries (an argument or a config's `callback`) and stream queries (Submittable) pass
  * through untouched.
  *
  * It also always listens for its own `error` event. pg emits one when the connection dies (a
  * PostgreSQL restart: `read ECONNRESET`, `Connection terminated unexpectedly`, 57P01), and the pool
  * listens only while a client is idle: on a checked-out client between two queries of a transaction
- * nobody did, and Node turned the event into an uncaught exception that ended the process. The
+ * nobody would, and Node would turn the event into an uncaught exception that ends the process. The
  * error is not lost: the running query rejects with it, the next one with "not queryable", and the
  * pool discards the client on release.
  */

@@ -1,5 +1,6 @@
 import type { EventMetadata } from '@headspace/contracts';
 import type { PoolClient, Pool } from 'pg';
+import type { CommandContext } from './command-handler/command-context';
 
 /** What the caller believes about the stream before appending. A bigint is an exact version. */
 export type ExpectedVersion = 'any' | 'no-stream' | 'stream-exists' | bigint;
@@ -30,8 +31,13 @@ export interface AppendOptions {
   expected: ExpectedVersion;
   /** Events get ids derived from it, so the same command appended twice records once. */
   commandId?: string;
-  /** Merged into every event's metadata (correlation, causation, trace context, actor). */
+  /** Merged into every event's metadata (actor, team, …); wins over what `context` gives. */
   metadata?: EventMetadata;
+  /**
+   * The command's context: its correlation, causation (default: the command id) and trace context
+   * become every event's metadata, and its commandId is the default `commandId`.
+   */
+  context?: CommandContext;
   /** Append inside the caller's transaction instead of the pool. */
   client?: PoolClient;
 }

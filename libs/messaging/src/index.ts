@@ -12,3 +12,7 @@ export * from './request-reply/send-request';
 export * from './request-reply/read-position-gate';
 export * from './headers/position-token';
 export { relayHeaders } from './relay/relay-headers';
+export { JetStreamTransport, type JetStreamTransportOptions } from './transport/jetstream.transport';
+export { WireErrorFilter } from './transport/wire-error.filter';
+export { EventContext, type EventPatternOptions } from './transport/event-context';
+export { HeadspaceClient } from './transport/headspace.client';

@@ -1,5 +1,7 @@
 import { type DynamicModule, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { NestMicroservice } from '@nestjs/microservices';
+import { JetStreamTransport, WireErrorFilter } from '@headspace/messaging';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import pino from 'pino';
@@ -18,7 +20,11 @@ export interface BootstrapOptions<S extends z.ZodType<BaseConfig>> {
   env?: NodeJS.ProcessEnv;
 }
 
-/** The Nest app on Fastify with the pino logger, not yet listening (tests call init()). */
+/**
+ * The Nest app on Fastify with the pino logger, not yet listening (tests call init()). A hybrid
+ * app: its @MessagePattern/@EventPattern handlers are registered on the JetStreamTransport, which
+ * starts serving on application bootstrap (init) and drains on shutdown.
+ */
 export async function createServiceApp(
   module: DynamicModule | Type,
   options: { bufferLogs?: boolean } = {},
@@ -28,7 +34,24 @@ export async function createServiceApp(
     abortOnError: false,
   });
   app.useLogger(app.get(Logger));
+  connectTransport(app);
   return app;
+}
+
+function connectTransport(app: NestFastifyApplication): void {
+  let strategy: JetStreamTransport;
+  try {
+    strategy = app.get(JetStreamTransport, { strict: false });
+  } catch {
+    return; // an app without the PlatformModule serves nothing over NATS
+  }
+  // Deferred so the filter is global before the handlers' pipelines are built; the app's own
+  // init runs the lifecycle hooks once for both.
+  const microservice = app.connectMicroservice({ strategy }, { deferInitialization: true }) as NestMicroservice;
+  microservice.useGlobalFilters(new WireErrorFilter());
+  microservice.registerListeners();
+  microservice.setIsInitialized(true);
+  microservice.setIsInitHookCalled(true);
 }
 
 /**
@@ -53,6 +76,8 @@ export async function bootstrapService<S extends z.ZodType<BaseConfig>>(
     const app = await createServiceApp(options.module(config));
     app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
     armShutdownWatchdog(config.SHUTDOWN_TIMEOUT_MS, log);
+    await app.init();
+    await app.startAllMicroservices();
     await app.listen(config.HTTP_PORT, '0.0.0.0');
     log.info({ port: config.HTTP_PORT }, `${options.service} listening on http://0.0.0.0:${config.HTTP_PORT}`);
     return app;

@@ -26,3 +26,6 @@ export { ShutdownState } from './lifecycle/shutdown-state';
 export { EventRelayService } from './event-sourcing/event-relay.service';
 export { FenceMonitor, oldestTransaction, type FenceHolder } from './event-sourcing/fence-monitor.service';
 export { ServedHandler } from './messaging/served-handler';
+export { EventProcessor, type ProcessorDeclaration } from './event-sourcing/event-processor';
+export { Projection, type ProjectionDeclaration } from './event-sourcing/projection';
+export { Sweeper, type SweeperOptions } from './sweeping/sweeper';

@@ -2,6 +2,9 @@ import { Global, Logger, Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import { setSubjectNamespace } from '@headspace/contracts';
+import { JetStreamTransport } from '@headspace/messaging';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Pool } from 'pg';
 import { LoggerModule } from 'nestjs-pino';
 import type { BaseConfig } from './config/base-config.schema';
 import { createPgPool } from './database/pg-pool';
@@ -71,6 +74,12 @@ export class PlatformModule {
         {
           provide: NATS_CONNECTION,
           useFactory: () => connectNats({ natsUrl: config.NATS_URL, name: instance }),
+        },
+        {
+          // Serves the service's @MessagePattern/@EventPattern handlers (bootstrap.ts connects it).
+          provide: JetStreamTransport,
+          useFactory: (connection: NatsConnection, pool: Pool, schema: string) => new JetStreamTransport({ connection, pool, schema }),
+          inject: [NATS_CONNECTION, PG_POOL, SERVICE_SCHEMA],
         },
         ShutdownState,
         PlatformLifecycle,

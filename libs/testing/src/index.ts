@@ -4,3 +4,4 @@ export * from './infra';
 
 export * from './nats-cleanup';
 export * from './recording-queries';
+export * from './projection-spec';

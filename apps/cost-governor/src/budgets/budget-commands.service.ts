@@ -5,7 +5,15 @@ import { budgetDecider, type BudgetCommand, type BudgetEvent, type BudgetState }
 import { BudgetGroupCommit } from './budget-group-commit';
 import { firstEventIds } from './budget-tick';
 
-/** Runs one command on one budget (prior result first: a retried command appends nothing). */
+/**
+ * Runs one command on one budget (prior result first: a retried command appends nothing). Budgets do
+ * not go through the one command handler (`handleCommand`): may-spend and record-usage are decided
+ * many to a statement against this instance's cached budget states (BudgetGroupCommit), and a budget's
+ * other commands (set-budget, pauses, expiry) must join those ticks — a second writer reading and
+ * appending on its own would race every tick for the same streams and invalidate the cache it rests
+ * on. The handler's rules hold here too: exact versions, bounded retry of lost races, a retried
+ * command id answered as its first attempt (`asLeftBy`).
+ */
 @Injectable()
 export class BudgetCommands {
   constructor(

@@ -22,16 +22,10 @@ import { SetBudgetHandler } from './set-budget/set-budget.handler';
     BudgetGroupCommit,
     BudgetCommands,
     BudgetsProjection,
-    SetBudgetHandler,
-    MaySpendHandler,
-    ResolveBudgetPauseHandler,
-    GetBudgetHandler,
-    ListBudgetsHandler,
-    ReleaseReservationHandler,
     ReservationExpirySweeper,
     BudgetApprovalProcess,
-    ApprovalDecidedConsumer,
   ],
+  controllers: [SetBudgetHandler, MaySpendHandler, ResolveBudgetPauseHandler, GetBudgetHandler, ListBudgetsHandler, ReleaseReservationHandler, ApprovalDecidedConsumer],
   exports: [BudgetRepository, BudgetGroupCommit, BudgetCommands],
 })
 export class BudgetsModule {}

@@ -1,23 +1,15 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { budgetEvents } from '@headspace/contracts';
-import { EventStore, quoteIdent, type RecordedEvent } from '@headspace/event-store';
-import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
-import type { Pool, PoolClient } from 'pg';
-import { Projection } from '../shared/projection';
+import { EventStore, type RecordedEvent } from '@headspace/event-store';
+import { Projection } from '@headspace/platform';
+import type { PoolClient } from 'pg';
 import type { BudgetEvent } from './budget.decider';
 
 /** Budgets for listing and dashboards, and open reservations for the expiry sweeper. Decisions never read it. */
 @Injectable()
 export class BudgetsProjection extends Projection {
-  private readonly q: string;
-
-  constructor(@Inject(PG_POOL) pool: Pool, @Inject(SERVICE_SCHEMA) schema: string, store: EventStore) {
-    super(pool, schema, store, 'budgets', budgetEvents.map((e) => e.type));
-    this.q = quoteIdent(schema);
-  }
-
-  protected async reset(tx: PoolClient): Promise<void> {
-    await tx.query(`TRUNCATE ${this.q}.budgets, ${this.q}.reservations`);
+  constructor(store: EventStore) {
+    super(store, { name: 'budgets', types: budgetEvents.map((e) => e.type), tables: ['budgets', 'reservations'] });
   }
 
   /**
@@ -25,7 +17,7 @@ export class BudgetsProjection extends Projection {
    * events are written in three statements (holds added, holds removed, spend per budget) instead
    * of one or two each; any other event flushes the run and is applied on its own, in log order.
    */
-  protected override async applyAll(events: RecordedEvent[], tx: PoolClient): Promise<void> {
+  protected override async handle(events: RecordedEvent[], tx: PoolClient): Promise<void> {
     const run = new HoldsRun();
     for (const recorded of events) {
       const event = recorded as RecordedEvent & BudgetEvent;

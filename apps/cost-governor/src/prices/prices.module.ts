@@ -8,5 +8,5 @@ import { UpdatePricesHandler } from './update-prices/update-prices.handler';
  * modules import it, so it initialises (and publishes the file's table) after the platform migrated
  * and before any handler serves.
  */
-@Module({ providers: [PriceCatalog, UpdatePricesHandler, GetPricesHandler], exports: [PriceCatalog] })
+@Module({ providers: [PriceCatalog], controllers: [UpdatePricesHandler, GetPricesHandler], exports: [PriceCatalog] })
 export class PricesModule {}

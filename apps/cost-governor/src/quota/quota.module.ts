@@ -4,5 +4,5 @@ import { RecordRateLimitHandler } from './record-rate-limit/record-rate-limit.ha
 import { SetQuotaHandler } from './set-quota/set-quota.handler';
 
 /** Unified quota: weekly limits per project, rate-limit status from the SDK, consumption and run rate. */
-@Module({ providers: [SetQuotaHandler, RecordRateLimitHandler, GetQuotaHandler] })
+@Module({ controllers: [SetQuotaHandler, RecordRateLimitHandler, GetQuotaHandler] })
 export class QuotaModule {}

@@ -16,11 +16,7 @@ import { UsageMonitorProcess } from './usage-monitor.process';
     SpendProjection,
     UsageMonitorProcess,
     ReportingQueries,
-    GetSpendHandler,
-    GetTaskCostHandler,
-    GetTierDistributionHandler,
-    ExportUsageHandler,
-    GetCacheEconomicsHandler,
   ],
+  controllers: [GetSpendHandler, GetTaskCostHandler, GetTierDistributionHandler, ExportUsageHandler, GetCacheEconomicsHandler],
 })
 export class ReportingModule {}

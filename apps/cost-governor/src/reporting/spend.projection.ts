@@ -1,28 +1,20 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { EventData, rateLimitStatusRecorded, usageRecorded } from '@headspace/contracts';
-import { EventStore, quoteIdent, type RecordedEvent } from '@headspace/event-store';
-import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
-import type { Pool, PoolClient } from 'pg';
-import { Projection } from '../shared/projection';
+import { EventStore, type RecordedEvent } from '@headspace/event-store';
+import { Projection } from '@headspace/platform';
+import type { PoolClient } from 'pg';
 
 type UsageEvent = RecordedEvent<EventData<typeof usageRecorded>>;
 
 /** The usage ledger by every attribution key (reporting, quotas) and the latest rate-limit status per project. */
 @Injectable()
 export class SpendProjection extends Projection {
-  private readonly q: string;
-
-  constructor(@Inject(PG_POOL) pool: Pool, @Inject(SERVICE_SCHEMA) schema: string, store: EventStore) {
-    super(pool, schema, store, 'spend', ['usage.recorded', 'quota.rate-limit-status']);
-    this.q = quoteIdent(schema);
-  }
-
-  protected async reset(tx: PoolClient): Promise<void> {
-    await tx.query(`TRUNCATE ${this.q}.usage_ledger, ${this.q}.rate_limits`);
+  constructor(store: EventStore) {
+    super(store, { name: 'spend', types: ['usage.recorded', 'quota.rate-limit-status'], tables: ['usage_ledger', 'rate_limits'] });
   }
 
   /** The batch's usage records in one insert (the two tables are independent, so order between them does not matter). */
-  protected override async applyAll(events: RecordedEvent[], tx: PoolClient): Promise<void> {
+  protected override async handle(events: RecordedEvent[], tx: PoolClient): Promise<void> {
     const usage = events.filter((e): e is UsageEvent => e.type === 'usage.recorded');
     if (usage.length > 0) await this.insertUsage(usage, tx);
     for (const event of events) if (event.type !== 'usage.recorded') await this.apply(event, tx);

@@ -1,9 +1,8 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { EventStore, ProcessorRunner, quoteIdent } from '@headspace/event-store';
-import { APP_CONFIG, PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
-import type { Pool, PoolClient } from 'pg';
+import { Inject, Injectable } from '@nestjs/common';
+import { EventStore } from '@headspace/event-store';
+import { APP_CONFIG, EventProcessor } from '@headspace/platform';
+import type { PoolClient } from 'pg';
 import type { AppConfig } from '../config';
-import { decodeWanted } from '../shared/decode-wanted';
 import { weeklyLimitOf } from '../quota/quota-limits';
 import { weekStartOf } from '../quota/week';
 import { cacheKey, quotaKey, watchUsage, type CacheCounters, type QuotaWeek, type UsageEvent } from './usage-watch';
@@ -18,38 +17,17 @@ import { cacheKey, quotaKey, watchUsage, type CacheCounters, type QuotaWeek, typ
  * written back once.
  */
 @Injectable()
-export class UsageMonitorProcess implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger('UsageMonitor');
-  readonly runner: ProcessorRunner;
-  private readonly q: string;
-
+export class UsageMonitorProcess extends EventProcessor<UsageEvent> {
   constructor(
-    @Inject(PG_POOL) pool: Pool,
-    @Inject(SERVICE_SCHEMA) schema: string,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly store: EventStore,
+    store: EventStore,
   ) {
-    this.q = quoteIdent(schema);
-    this.runner = new ProcessorRunner({
-      pool,
-      schema,
-      name: 'process:usage-monitor',
-      types: ['usage.recorded'],
-      // Alerts, not answers: a quarter second late is fine, and a busy governor batches its usage here.
-      pollIntervalMs: 250,
-      wakeOnAppend: false,
-      decode: decodeWanted(store, ['usage.recorded']),
-      handle: (events, tx) => this.watch(events as UsageEvent[], tx),
-      onError: (error) => this.logger.warn(`usage monitor: ${(error as Error).message}`),
-    });
+    // Alerts, not answers: a quarter second late is fine, and a busy governor batches its usage here.
+    super(store, { name: 'process:usage-monitor', types: ['usage.recorded'], pollIntervalMs: 250, wakeOnAppend: false });
   }
 
-  onApplicationBootstrap(): void {
-    this.runner.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.runner.stop();
+  protected handle(events: UsageEvent[], tx: PoolClient): Promise<void> {
+    return this.watch(events, tx);
   }
 
   private async watch(events: UsageEvent[], tx: PoolClient): Promise<void> {

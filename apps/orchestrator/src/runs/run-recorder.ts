@@ -1,6 +1,6 @@
 import { runStreamId } from '@headspace/contracts';
 import { createHash } from 'node:crypto';
-import { foldEvents, type EventStore, type RecordedEvent } from '@headspace/event-store';
+import { foldEvents, handleCommand, type EventStore, type RecordedEvent } from '@headspace/event-store';
 import { runDecider, type RunCommand, type RunEvent, type RunState } from './run.decider';
 
 /**
@@ -37,20 +37,19 @@ export class RunRecorder {
     return this.version;
   }
 
+  /** Through the one command handler, on the run as held: a conflict means another process took the run, so it is not retried. */
   async record(command: RunCommand): Promise<RunEvent[]> {
-    const events = runDecider.decide(command, this.state);
-    if (events.length === 0) return events;
     // The team rides along as metadata, so readers of a single event (the SSE stream) know whose it is.
     const team = this.state.started?.team ?? (command.type === 'start-run' ? command.team : undefined);
-    const result = await this.store.append(runStreamId(this.runId), events, {
-      expected: this.version === 0n ? 'no-stream' : this.version,
-      commandId: stepId(command, this.state),
+    const outcome = await handleCommand(this.store, runDecider, runStreamId(this.runId), command, { commandId: stepId(command, this.state) }, {
+      inHand: { state: this.current, version: this.version },
+      retry: false,
       ...(team ? { metadata: { team, runId: this.runId } } : {}),
     });
-    this.history = [...this.history, ...events];
-    this.current = events.reduce(runDecider.evolve, this.current);
-    this.version = result.nextExpectedVersion;
-    return events;
+    if (!outcome.replayed) this.history = [...this.history, ...outcome.events];
+    this.current = outcome.state;
+    this.version = outcome.streamVersion;
+    return outcome.events;
   }
 }
 

@@ -1,10 +1,9 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { ErrorCodes, HeadspaceError, runEvents, sessionStreamId } from '@headspace/contracts';
-import { ConcurrencyError, EventStore, ProcessorRunner, quoteIdent } from '@headspace/event-store';
-import { NATS_CONNECTION, PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
+import { ConcurrencyError, EventStore, type RecordedEvent } from '@headspace/event-store';
+import { EventProcessor, NATS_CONNECTION } from '@headspace/platform';
 import { withSpan } from '@headspace/telemetry';
 import type { NatsConnection } from '@nats-io/nats-core';
-import type { Pool } from 'pg';
 import { PersonaPool } from './persona-pool';
 import { PlanApproval } from './plan-approval';
 import { parsePhaseOutput, type PhaseOutput } from './run-output';
@@ -42,9 +41,7 @@ const now = () => new Date().toISOString();
  * up runs whose wake-up was lost in a crash and persona requests that waited in a queue.
  */
 @Injectable()
-export class RunProcess implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger(RunProcess.name);
-  readonly runner: ProcessorRunner;
+export class RunProcess extends EventProcessor {
   private readonly personas: PersonaPool;
   private readonly board: TeamBoard;
   private readonly approvals: PlanApproval;
@@ -55,40 +52,31 @@ export class RunProcess implements OnApplicationBootstrap, BeforeApplicationShut
   private readonly prepared = new Set<string>();
   private sweepTimer?: NodeJS.Timeout;
   private stopping = false;
-  private readonly q: string;
 
   constructor(
-    private readonly store: EventStore,
-    @Inject(PG_POOL) private readonly pool: Pool,
-    @Inject(SERVICE_SCHEMA) schema: string,
+    store: EventStore,
     @Inject(NATS_CONNECTION) nc: NatsConnection,
     @Inject(RUN_SESSIONS) private readonly sessions: RunSessionsPort,
     @Inject(RUN_WORKSPACE) private readonly workspace: RunWorkspacePort,
     @Inject(RUN_SETTINGS) private readonly settings: RunSettings,
   ) {
-    this.q = quoteIdent(schema);
+    super(store, { name: 'run-process', types: [...runEvents.map((e) => e.type), 'session.ended'] });
     this.personas = new PersonaPool(nc);
     this.board = new TeamBoard(nc, settings.taskLeaseMs);
     this.approvals = new PlanApproval(nc);
-    this.runner = new ProcessorRunner({
-      pool,
-      schema,
-      name: 'run-process',
-      types: [...runEvents.map((e) => e.type), 'session.ended'],
-      // Only wakes passes: a pass calls other services and must not hold the checkpoint transaction open.
-      handle: async (events) => {
-        for (const event of events) {
-          const data = event.data as { runId?: string; sessionId?: string };
-          const runId = event.type === 'session.ended' ? runIdOfSession(String(data.sessionId ?? '')) : data.runId;
-          if (runId) this.trigger(runId);
-        }
-      },
-      onError: (error) => this.logger.warn(`run process: ${(error as Error).message}`),
-    });
   }
 
-  onApplicationBootstrap(): void {
-    this.runner.start();
+  /** Only wakes passes: a pass calls other services and must not hold the checkpoint transaction open. */
+  protected async handle(events: RecordedEvent[]): Promise<void> {
+    for (const event of events) {
+      const data = event.data as { runId?: string; sessionId?: string };
+      const runId = event.type === 'session.ended' ? runIdOfSession(String(data.sessionId ?? '')) : data.runId;
+      if (runId) this.trigger(runId);
+    }
+  }
+
+  override onApplicationBootstrap(): void {
+    super.onApplicationBootstrap();
     const sweep = () => {
       void this.sweep()
         .catch((error) => this.logger.warn(`run sweep: ${(error as Error).message}`))
@@ -101,17 +89,17 @@ export class RunProcess implements OnApplicationBootstrap, BeforeApplicationShut
     sweep();
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
+  override async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
     clearTimeout(this.sweepTimer);
-    await this.runner.stop();
+    await super.beforeApplicationShutdown();
     await Promise.allSettled([...this.passes.values()]);
   }
 
   /** Wakes every run that is active or still holds personas (the runs projection lists them); only the driving instance does. */
   async sweep(): Promise<void> {
     if (!this.runner.isLeaseHolder) return;
-    const { rows } = await this.pool.query<{ run_id: string }>(`SELECT run_id FROM ${this.q}.runs WHERE ended_at IS NULL OR leases_held > 0 ORDER BY started_at`);
+    const { rows } = await this.store.pool.query<{ run_id: string }>(`SELECT run_id FROM ${this.q}.runs WHERE ended_at IS NULL OR leases_held > 0 ORDER BY started_at`);
     for (const { run_id } of rows) this.trigger(run_id);
   }
 

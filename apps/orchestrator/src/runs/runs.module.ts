@@ -23,10 +23,6 @@ import { SupervisorRunSessions } from './supervisor-run-sessions.adapter';
   providers: [
     RunProcess,
     RunsProjection,
-    StartRunHandler,
-    AnswerRunHandler,
-    GetRunHandler,
-    ListRunsHandler,
     {
       provide: RUN_SESSIONS,
       inject: [SessionSupervisor, LlmBackendProvider],
@@ -39,6 +35,7 @@ import { SupervisorRunSessions } from './supervisor-run-sessions.adapter';
     },
     { provide: RUN_WORKSPACE, inject: [RUN_SETTINGS], useFactory: (settings: RunSettings) => new GitRunWorkspace(settings.workspacesDir) },
   ],
-  exports: [RunProcess, RunsProjection, StartRunHandler, AnswerRunHandler, GetRunHandler, ListRunsHandler, RUN_SESSIONS, RUN_WORKSPACE, RUN_SETTINGS],
+  controllers: [StartRunHandler, AnswerRunHandler, GetRunHandler, ListRunsHandler],
+  exports: [RunProcess, RunsProjection, RUN_SESSIONS, RUN_WORKSPACE, RUN_SETTINGS],
 })
 export class RunsModule {}

@@ -1,8 +1,8 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { sessionEvents } from '@headspace/contracts';
-import { EventStore, ProcessorRunner, quoteIdent, type RecordedEvent } from '@headspace/event-store';
-import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
-import type { Pool, PoolClient } from 'pg';
+import { EventStore, type RecordedEvent } from '@headspace/event-store';
+import { Projection } from '@headspace/platform';
+import type { PoolClient } from 'pg';
 import type { SessionEvent } from './agent-session.decider';
 
 const activityOf = (event: SessionEvent): string | undefined => {
@@ -22,66 +22,40 @@ const activityOf = (event: SessionEvent): string | undefined => {
 
 /** Agent sessions for the dashboard, the run supervisor and the resumer: status, usage, last activity. */
 @Injectable()
-export class AgentSessionsProjection implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  readonly runner: ProcessorRunner;
-  private readonly logger = new Logger(AgentSessionsProjection.name);
-  private readonly q: string;
-
-  constructor(@Inject(PG_POOL) pool: Pool, @Inject(SERVICE_SCHEMA) schema: string, store: EventStore) {
-    this.q = quoteIdent(schema);
-    this.runner = new ProcessorRunner({
-      pool,
-      schema,
-      name: 'agent-sessions',
-      types: sessionEvents.map((e) => e.type),
-      decode: (event) => store.validated(event),
-      handle: (events, tx) => this.handle(events as Array<RecordedEvent & SessionEvent>, tx),
-      reset: async (tx) => {
-        await tx.query(`TRUNCATE ${this.q}.agent_sessions`);
-      },
-      onError: (error) => this.logger.error(`agent-sessions: ${(error as Error).message}`),
-    });
+export class AgentSessionsProjection extends Projection<RecordedEvent & SessionEvent> {
+  constructor(store: EventStore) {
+    super(store, { name: 'agent-sessions', types: sessionEvents.map((e) => e.type), tables: ['agent_sessions'] });
   }
 
-  onApplicationBootstrap(): void {
-    this.runner.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.runner.stop();
-  }
-
-  private async handle(events: Array<RecordedEvent & SessionEvent>, tx: PoolClient): Promise<void> {
-    for (const event of events) {
-      const at = event.recordedAt;
-      if (event.type === 'session.started') {
-        const d = event.data;
-        await tx.query(
-          `INSERT INTO ${this.q}.agent_sessions (session_id, team, persona, kind, run_id, task_id, model, simulated, status, continues_session, started_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'running', $9, $10, $10) ON CONFLICT (session_id) DO NOTHING`,
-          [d.sessionId, d.team, d.persona, d.kind, d.runId ?? null, d.taskId ?? null, d.model, d.simulated, d.continuesSession ?? null, d.startedAt],
-        );
-        continue;
-      }
-      const sessionId = event.data.sessionId;
-      const activity = activityOf(event);
-      if (activity) await tx.query(`UPDATE ${this.q}.agent_sessions SET last_activity = $2, updated_at = $3 WHERE session_id = $1`, [sessionId, activity, at]);
-      if (event.type === 'session.model-called') {
-        const u = event.data.usage;
-        await tx.query(
-          `UPDATE ${this.q}.agent_sessions SET turns = $2, model = $3, input_tokens = input_tokens + $4, output_tokens = output_tokens + $5,
-             cache_read_tokens = cache_read_tokens + $6, cache_write_tokens = cache_write_tokens + $7 WHERE session_id = $1`,
-          [sessionId, event.data.turn, event.data.model, u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWrite5mTokens + u.cacheWrite1hTokens],
-        );
-      } else if (event.type === 'session.tool-called') {
-        await tx.query(`UPDATE ${this.q}.agent_sessions SET tool_calls = tool_calls + 1 WHERE session_id = $1`, [sessionId]);
-      } else if (event.type === 'session.ended') {
-        await tx.query(`UPDATE ${this.q}.agent_sessions SET status = 'ended', exit_reason = $2, ended_at = $3, updated_at = $3 WHERE session_id = $1`, [
-          sessionId,
-          event.data.exitReason,
-          event.data.at,
-        ]);
-      }
+  protected async apply(event: RecordedEvent & SessionEvent, tx: PoolClient): Promise<void> {
+    const at = event.recordedAt;
+    if (event.type === 'session.started') {
+      const d = event.data;
+      await tx.query(
+        `INSERT INTO ${this.q}.agent_sessions (session_id, team, persona, kind, run_id, task_id, model, simulated, status, continues_session, started_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'running', $9, $10, $10) ON CONFLICT (session_id) DO NOTHING`,
+        [d.sessionId, d.team, d.persona, d.kind, d.runId ?? null, d.taskId ?? null, d.model, d.simulated, d.continuesSession ?? null, d.startedAt],
+      );
+      return;
+    }
+    const sessionId = event.data.sessionId;
+    const activity = activityOf(event);
+    if (activity) await tx.query(`UPDATE ${this.q}.agent_sessions SET last_activity = $2, updated_at = $3 WHERE session_id = $1`, [sessionId, activity, at]);
+    if (event.type === 'session.model-called') {
+      const u = event.data.usage;
+      await tx.query(
+        `UPDATE ${this.q}.agent_sessions SET turns = $2, model = $3, input_tokens = input_tokens + $4, output_tokens = output_tokens + $5,
+           cache_read_tokens = cache_read_tokens + $6, cache_write_tokens = cache_write_tokens + $7 WHERE session_id = $1`,
+        [sessionId, event.data.turn, event.data.model, u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWrite5mTokens + u.cacheWrite1hTokens],
+      );
+    } else if (event.type === 'session.tool-called') {
+      await tx.query(`UPDATE ${this.q}.agent_sessions SET tool_calls = tool_calls + 1 WHERE session_id = $1`, [sessionId]);
+    } else if (event.type === 'session.ended') {
+      await tx.query(`UPDATE ${this.q}.agent_sessions SET status = 'ended', exit_reason = $2, ended_at = $3, updated_at = $3 WHERE session_id = $1`, [
+        sessionId,
+        event.data.exitReason,
+        event.data.at,
+      ]);
     }
   }
 }

@@ -1,5 +1,5 @@
 import { sessionStreamId } from '@headspace/contracts';
-import { foldEvents, type EventStore, type RecordedEvent } from '@headspace/event-store';
+import { foldEvents, handleCommand, type EventStore, type RecordedEvent } from '@headspace/event-store';
 import { agentSessionDecider, type SessionCommand, type SessionEvent, type SessionState } from './agent-session.decider';
 
 /**
@@ -48,20 +48,19 @@ export class SessionRecorder {
     const started = this.state.started ?? (command.type === 'start-session' ? command : undefined);
     // Team and run ride along as metadata, so readers of a single event (the SSE stream) know whose it is.
     const metadata = { ...(started ? { team: started.team, ...(started.runId ? { runId: started.runId } : {}) } : {}), ...extra };
+    // Decided here for the caller at once, and again (pure, the same events) by the one command handler that appends them.
     const events = agentSessionDecider.decide(command, this.state);
     if (events.length === 0) return { events, recorded: Promise.resolve(events) };
-    const recorded = this.store
-      .append(sessionStreamId(this.sessionId), events, {
-        expected: this.version === 0n ? 'no-stream' : this.version,
-        commandId: stepId(command),
-        metadata,
-      })
-      .then((result) => {
-        this.history = [...this.history, ...events];
-        this.current = events.reduce(agentSessionDecider.evolve, this.current);
-        this.version = result.nextExpectedVersion;
-        return events;
-      });
+    const recorded = handleCommand(this.store, agentSessionDecider, sessionStreamId(this.sessionId), command, { commandId: stepId(command) }, {
+      inHand: { state: this.current, version: this.version },
+      retry: false,
+      metadata,
+    }).then((outcome) => {
+      if (!outcome.replayed) this.history = [...this.history, ...outcome.events];
+      this.current = outcome.state;
+      this.version = outcome.streamVersion;
+      return outcome.events;
+    });
     return { events, recorded };
   }
 }

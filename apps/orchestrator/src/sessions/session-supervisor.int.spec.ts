@@ -19,7 +19,7 @@ beforeAll(async () => {
   db = await createTestDatabase('supervisor');
   await migrate(db.pool, { schema, dirs: [join(__dirname, '..', 'migrations')] });
   store = new EventStore({ pool: db.pool, schema, registry: new EventRegistry([...sessionEvents]) });
-  projection = new AgentSessionsProjection(db.pool, schema, store);
+  projection = new AgentSessionsProjection(store);
   projection.onApplicationBootstrap();
 });
 afterAll(async () => {

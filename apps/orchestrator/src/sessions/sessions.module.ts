@@ -4,7 +4,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { AppConfig } from '../config';
 import { NatsTeamTools } from './adapters/nats-team-tools.adapter';
 import { AgentSessionsProjection } from './agent-sessions.projection';
-import { SessionLearningsProcessor } from './keep-learnings/session-learnings.processor';
+import { SessionLearningsProcess } from './keep-learnings/session-learnings.process';
 import { DefaultSessionPortsFactory } from './ports/default-session-ports.factory';
 import { LlmBackendProvider } from './ports/llm-backend.provider';
 import { TEAM_TOOLS_PORT, type TeamToolsFor } from './ports/team-tools.port';
@@ -18,7 +18,7 @@ import { SESSION_PORTS_FACTORY, SESSION_SUPERVISOR_SETTINGS, SessionSupervisor, 
   providers: [
     LlmBackendProvider,
     AgentSessionsProjection,
-    SessionLearningsProcessor,
+    SessionLearningsProcess,
     SessionSupervisor,
     { provide: SESSION_PORTS_FACTORY, useClass: DefaultSessionPortsFactory },
     { provide: TEAM_TOOLS_PORT, inject: [NATS_CONNECTION], useFactory: (nc: NatsConnection): TeamToolsFor => (team) => new NatsTeamTools(nc, team) },

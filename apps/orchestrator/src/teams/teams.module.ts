@@ -2,5 +2,5 @@ import { Module } from '@nestjs/common';
 import { ListKnownTeamsHandler } from './list-known-teams.handler';
 import { TeamDirectoryConsumer } from './team-directory.consumer';
 
-@Module({ providers: [TeamDirectoryConsumer, ListKnownTeamsHandler] })
+@Module({ controllers: [TeamDirectoryConsumer, ListKnownTeamsHandler] })
 export class TeamsModule {}

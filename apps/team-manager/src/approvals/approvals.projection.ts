@@ -1,8 +1,8 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { approvalEvents, type ApprovalView } from '@headspace/contracts';
-import { EventStore, ProcessorRunner, quoteIdent, type RecordedEvent } from '@headspace/event-store';
-import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
-import type { Pool, PoolClient } from 'pg';
+import { EventStore, type RecordedEvent } from '@headspace/event-store';
+import { Projection } from '@headspace/platform';
+import type { PoolClient } from 'pg';
 import type { ApprovalEvent } from './approval.decider';
 
 export interface ApprovalRow {
@@ -45,58 +45,32 @@ export function toApprovalView(row: ApprovalRow): ApprovalView {
 
 /** The approvals queue read model: pending approvals by team and kind, and every decision. */
 @Injectable()
-export class ApprovalsProjection implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  readonly runner: ProcessorRunner;
-  private readonly logger = new Logger(ApprovalsProjection.name);
-  private readonly q: string;
-
-  constructor(@Inject(PG_POOL) pool: Pool, @Inject(SERVICE_SCHEMA) schema: string, store: EventStore) {
-    this.q = quoteIdent(schema);
-    this.runner = new ProcessorRunner({
-      pool,
-      schema,
-      name: 'approvals',
-      types: approvalEvents.map((e) => e.type),
-      decode: (event) => store.validated(event),
-      handle: (events, tx) => this.handle(events as Array<RecordedEvent & ApprovalEvent>, tx),
-      reset: async (tx) => {
-        await tx.query(`TRUNCATE ${this.q}.approvals`);
-      },
-      onError: (error) => this.logger.error(`approvals: ${(error as Error).message}`),
-    });
+export class ApprovalsProjection extends Projection<RecordedEvent & ApprovalEvent> {
+  constructor(store: EventStore) {
+    super(store, { name: 'approvals', types: approvalEvents.map((e) => e.type), tables: ['approvals'] });
   }
 
-  onApplicationBootstrap(): void {
-    this.runner.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.runner.stop();
-  }
-
-  private async handle(events: Array<RecordedEvent & ApprovalEvent>, tx: PoolClient): Promise<void> {
-    for (const event of events) {
-      switch (event.type) {
-        case 'approval.requested': {
-          const d = event.data;
-          await tx.query(
-            `INSERT INTO ${this.q}.approvals (approval_id, team, kind, requester, summary, payload, default_answer, status, requested_at, expires_at, seq)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9, $10) ON CONFLICT (approval_id) DO NOTHING`,
-            [d.approvalId, d.team, d.kind, d.requester, d.summary, JSON.stringify(d.payload), d.defaultAnswer, d.requestedAt, d.expiresAt, event.globalPosition.toString()],
-          );
-          break;
-        }
-        case 'approval.decided': {
-          const d = event.data;
-          await tx.query(
-            `UPDATE ${this.q}.approvals SET status = $2, decision = $3, reason = $4, decided_by = $5, decision_source = $6, decided_at = $7 WHERE approval_id = $1`,
-            [d.approvalId, d.decision === 'approve' ? 'approved' : 'denied', d.decision, d.reason ?? null, d.decidedBy, d.source, d.decidedAt],
-          );
-          break;
-        }
-        default:
-          break;
+  protected async apply(event: RecordedEvent & ApprovalEvent, tx: PoolClient): Promise<void> {
+    switch (event.type) {
+      case 'approval.requested': {
+        const d = event.data;
+        await tx.query(
+          `INSERT INTO ${this.q}.approvals (approval_id, team, kind, requester, summary, payload, default_answer, status, requested_at, expires_at, seq)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9, $10) ON CONFLICT (approval_id) DO NOTHING`,
+          [d.approvalId, d.team, d.kind, d.requester, d.summary, JSON.stringify(d.payload), d.defaultAnswer, d.requestedAt, d.expiresAt, event.globalPosition.toString()],
+        );
+        break;
       }
+      case 'approval.decided': {
+        const d = event.data;
+        await tx.query(
+          `UPDATE ${this.q}.approvals SET status = $2, decision = $3, reason = $4, decided_by = $5, decision_source = $6, decided_at = $7 WHERE approval_id = $1`,
+          [d.approvalId, d.decision === 'approve' ? 'approved' : 'denied', d.decision, d.reason ?? null, d.decidedBy, d.source, d.decidedAt],
+        );
+        break;
+      }
+      default:
+        break;
     }
   }
 }

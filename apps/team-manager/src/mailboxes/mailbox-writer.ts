@@ -1,27 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ErrorCodes, HeadspaceError, inboxStreamId, mailboxStreamId, teamStreamId, type EventMetadata } from '@headspace/contracts';
-import { ConcurrencyError, deterministicEventId, EventStore, foldEvents, quoteIdent, type Queryable, type RecordedEvent } from '@headspace/event-store';
-import type { RequestContext } from '@headspace/messaging';
+import { ErrorCodes, HeadspaceError, inboxStreamId, mailboxStreamId, teamStreamId } from '@headspace/contracts';
+import { deterministicEventId, EventStore, foldEvents, quoteIdent, type Elsewhere, type LoadedStream, type Queryable, type RecordedEvent } from '@headspace/event-store';
 import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import type { InboxEvent } from './inbox.decider';
 import { mailboxDecider, type MailboxEvent, type MailboxState } from './mailbox.decider';
 
-/** The stream an event of the mailbox decider belongs to: copies go to their recipient's inbox. */
-export function streamOf(team: string, event: MailboxEvent): string {
-  return event.type === 'mailbox.message-delivered' ? inboxStreamId(team, event.data.recipient) : mailboxStreamId(team);
-}
-
-export const commandMetadata = (ctx: RequestContext, commandId: string): EventMetadata => ({
-  correlationId: ctx.correlationId,
-  causationId: ctx.causationId ?? commandId,
-  traceparent: ctx.traceparent,
-  tracestate: ctx.tracestate,
-});
-
-/** Version races and a concurrent duplicate of the same command (the retry then finds it recorded). */
-export const isMailboxRetryable = (error: unknown) =>
-  error instanceof ConcurrencyError || ['40001', '40P01', '23505'].includes((error as { code?: string })?.code ?? '');
+/** Where a mailbox decision's copies go: each delivered message to its recipient's inbox, in any order with other senders. */
+export const inboxOf =
+  (team: string) =>
+  (event: MailboxEvent): Elsewhere | undefined =>
+    event.type === 'mailbox.message-delivered' ? { streamId: inboxStreamId(team, event.data.recipient), expected: 'any' } : undefined;
 
 export type VersionedInboxEvent = InboxEvent & { version: bigint };
 export interface InboxSince {
@@ -31,7 +20,7 @@ export interface InboxSince {
   version: bigint;
 }
 
-/** Reads the team's mailbox registry and appends a decision that may span the registry and several inboxes. */
+/** What the mailbox's commands read besides their stream: the team's shutdown facts, earlier deliveries of a command, an inbox since its read marker. */
 @Injectable()
 export class MailboxWriter {
   private readonly q: string;
@@ -44,21 +33,26 @@ export class MailboxWriter {
     this.q = quoteIdent(schema);
   }
 
+  /** The registry state and version, with the team's shutdown facts (see `withTeamFacts`). */
+  async registry(team: string): Promise<{ state: MailboxState; version: bigint }> {
+    const history = await this.store.readStream(mailboxStreamId(team));
+    const state = await this.withTeamFacts(team)({ state: foldEvents(mailboxDecider, history as Array<RecordedEvent & MailboxEvent>), history });
+    return { state, version: history.length ? history[history.length - 1].streamVersion : 0n };
+  }
+
   /**
-   * The registry state and version, with the team's shutdown facts read from the team stream itself
+   * The `before` hook of registry commands: the team's shutdown facts read from the team stream itself
    * (read-your-writes: an idle notification right after the shutdown was accepted must know of it);
    * MAILBOX.UNKNOWN_TEAM when neither the registry nor the team exists.
    */
-  async registry(team: string, client?: PoolClient): Promise<{ state: MailboxState; version: bigint }> {
-    const [history, facts] = await Promise.all([
-      this.store.readStream(mailboxStreamId(team), { client }) as Promise<Array<RecordedEvent & MailboxEvent>>,
-      this.teamShutdownFacts(team, client ?? this.pool),
-    ]);
-    if (history.length === 0 && !facts.exists) {
-      throw new HeadspaceError(ErrorCodes.mailboxUnknownTeam, `Team "${team}" does not exist`, { field: 'team' });
-    }
-    const state = { ...foldEvents(mailboxDecider, history), teamShutdown: { underway: facts.underway, requestIds: facts.requestIds } };
-    return { state, version: history.length ? history[history.length - 1].streamVersion : 0n };
+  withTeamFacts(team: string) {
+    return async ({ state, history, client }: LoadedStream<MailboxState>): Promise<MailboxState> => {
+      const facts = await this.teamShutdownFacts(team, client ?? this.pool);
+      if (history.length === 0 && !facts.exists) {
+        throw new HeadspaceError(ErrorCodes.mailboxUnknownTeam, `Team "${team}" does not exist`, { field: 'team' });
+      }
+      return { ...state, teamShutdown: { underway: facts.underway, requestIds: facts.requestIds } };
+    };
   }
 
   /** One indexed statement on the team stream: does it exist, is a shutdown under way or done, which request ids were its. */
@@ -133,29 +127,5 @@ export class MailboxWriter {
   /** The events a command appended to one stream, found by their derived ids (an index lookup, whatever the stream's length). */
   async priorInStream(commandId: string, streamId: string): Promise<boolean> {
     return (await this.priorEvents(commandId, [streamId])).length > 0;
-  }
-
-  /**
-   * Appends a decision in one transaction: the registry events with the exact version the decision
-   * was made at (shutdown requests are answered once), then each inbox's copy (inboxes in sorted
-   * order, so concurrent broadcasts lock them in the same order). A single-stream decision is one
-   * plain append. With `client`, the appends join the caller's transaction (a registry turn).
-   */
-  async appendDecision(team: string, registryVersion: bigint, events: MailboxEvent[], commandId: string, metadata: EventMetadata, client?: PoolClient): Promise<void> {
-    const byStream = new Map<string, MailboxEvent[]>();
-    for (const event of events) {
-      const stream = streamOf(team, event);
-      byStream.set(stream, [...(byStream.get(stream) ?? []), event]);
-    }
-    const registryId = mailboxStreamId(team);
-    const expectedFor = (stream: string) => (stream === registryId ? (registryVersion === 0n ? ('no-stream' as const) : registryVersion) : ('any' as const));
-    const streams = [...byStream.keys()].sort((a, b) => (a === registryId ? -1 : b === registryId ? 1 : a < b ? -1 : a > b ? 1 : 0));
-    if (streams.length === 1 || client) {
-      for (const stream of streams) await this.store.append(stream, byStream.get(stream)!, { expected: expectedFor(stream), commandId, metadata, client });
-      return;
-    }
-    await this.store.transaction(async (tx) => {
-      for (const stream of streams) await this.store.append(stream, byStream.get(stream)!, { expected: expectedFor(stream), commandId, metadata, client: tx });
-    });
   }
 }

@@ -1,110 +1,88 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { personaEvents } from '@headspace/contracts';
-import { EventStore, ProcessorRunner, quoteIdent, type RecordedEvent } from '@headspace/event-store';
-import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
-import type { Pool, PoolClient } from 'pg';
+import { EventStore, type RecordedEvent } from '@headspace/event-store';
+import { Projection } from '@headspace/platform';
+import type { PoolClient } from 'pg';
 import type { PersonaEvent } from './persona.decider';
 
 /** The persona board: roster, pools, requests and the concurrency limit, for the list/get queries. */
 @Injectable()
-export class PersonaBoardProjection implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  readonly runner: ProcessorRunner;
-  private readonly logger = new Logger(PersonaBoardProjection.name);
-  private readonly q: string;
-
-  constructor(@Inject(PG_POOL) pool: Pool, @Inject(SERVICE_SCHEMA) schema: string, store: EventStore) {
-    this.q = quoteIdent(schema);
-    this.runner = new ProcessorRunner({
-      pool,
-      schema,
+export class PersonaBoardProjection extends Projection<RecordedEvent & PersonaEvent> {
+  constructor(store: EventStore) {
+    super(store, {
       name: 'persona-board',
       types: personaEvents.map((e) => e.type),
-      decode: (event) => store.validated(event),
-      handle: (events, tx) => this.handle(events as Array<RecordedEvent & PersonaEvent>, tx),
-      reset: async (tx) => {
-        await tx.query(`TRUNCATE ${this.q}.persona_roster, ${this.q}.persona_pools, ${this.q}.persona_requests, ${this.q}.persona_settings`);
-      },
-      onError: (error) => this.logger.error(`persona-board: ${(error as Error).message}`),
+      tables: ['persona_roster', 'persona_pools', 'persona_requests', 'persona_settings'],
     });
   }
 
-  onApplicationBootstrap(): void {
-    this.runner.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.runner.stop();
-  }
-
-  private async handle(events: Array<RecordedEvent & PersonaEvent>, tx: PoolClient): Promise<void> {
+  protected async apply(event: RecordedEvent & PersonaEvent, tx: PoolClient): Promise<void> {
     const q = this.q;
-    for (const event of events) {
-      switch (event.type) {
-        case 'persona.config-loaded': {
-          const d = event.data;
-          await tx.query(`DELETE FROM ${q}.persona_roster`);
-          for (const [i, p] of d.personas.entries()) {
-            await tx.query(
-              `INSERT INTO ${q}.persona_roster (persona_id, position, name, description, role_type, mode, pools) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-              [p.personaId, i + 1, p.name, p.description, p.roleType, p.mode, JSON.stringify(p.pools)],
-            );
-          }
-          await tx.query(`DELETE FROM ${q}.persona_pools`);
-          for (const pool of d.pools) await this.setPool(tx, pool.pool, pool.personas);
-          await this.setMax(tx, d.maxConcurrentAgents);
-          break;
-        }
-        case 'persona.registered':
-        case 'persona.updated': {
-          const p = event.data.persona;
+    switch (event.type) {
+      case 'persona.config-loaded': {
+        const d = event.data;
+        await tx.query(`DELETE FROM ${q}.persona_roster`);
+        for (const [i, p] of d.personas.entries()) {
           await tx.query(
-            `INSERT INTO ${q}.persona_roster (persona_id, position, name, description, role_type, mode, pools)
-             VALUES ($1, (SELECT coalesce(max(position), 0) + 1 FROM ${q}.persona_roster), $2, $3, $4, $5, $6)
-             ON CONFLICT (persona_id) DO UPDATE SET name = excluded.name, description = excluded.description,
-               role_type = excluded.role_type, mode = excluded.mode, pools = excluded.pools`,
-            [p.personaId, p.name, p.description, p.roleType, p.mode, JSON.stringify(p.pools)],
+            `INSERT INTO ${q}.persona_roster (persona_id, position, name, description, role_type, mode, pools) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+            [p.personaId, i + 1, p.name, p.description, p.roleType, p.mode, JSON.stringify(p.pools)],
           );
-          break;
         }
-        case 'persona.pool-membership-set':
-          await this.setPool(tx, event.data.pool, event.data.personas);
-          break;
-        case 'persona.max-concurrency-set':
-          await this.setMax(tx, event.data.maxConcurrentAgents);
-          break;
-        case 'persona.request-queued': {
-          const d = event.data;
-          await tx.query(
-            `INSERT INTO ${q}.persona_requests (request_id, pool, task_id, agent_id, status, seq, updated_at) VALUES ($1, $2, $3, $4, 'queued', $5, $6)`,
-            [d.requestId, d.pool, d.taskId ?? null, d.agentId ?? null, event.globalPosition.toString(), d.queuedAt],
-          );
-          break;
-        }
-        case 'persona.granted': {
-          const d = event.data;
-          await tx.query(
-            `INSERT INTO ${q}.persona_requests (request_id, pool, task_id, agent_id, status, persona_id, lease_id, seq, updated_at)
-             VALUES ($1, $2, $3, $4, 'granted', $5, $6, $7, $8)
-             ON CONFLICT (request_id) DO UPDATE SET status = 'granted', persona_id = excluded.persona_id, lease_id = excluded.lease_id, updated_at = excluded.updated_at`,
-            [d.requestId, d.pool, d.taskId ?? null, d.agentId ?? null, d.personaId, d.leaseId, event.globalPosition.toString(), d.grantedAt],
-          );
-          break;
-        }
-        case 'persona.released':
-          await tx.query(`UPDATE ${q}.persona_requests SET status = 'released', updated_at = $2 WHERE request_id = $1`, [
-            event.data.requestId,
-            event.data.releasedAt,
-          ]);
-          break;
-        case 'persona.request-cancelled':
-          await tx.query(`UPDATE ${q}.persona_requests SET status = 'cancelled', updated_at = $2 WHERE request_id = $1`, [
-            event.data.requestId,
-            event.data.cancelledAt,
-          ]);
-          break;
-        default:
-          break;
+        await tx.query(`DELETE FROM ${q}.persona_pools`);
+        for (const pool of d.pools) await this.setPool(tx, pool.pool, pool.personas);
+        await this.setMax(tx, d.maxConcurrentAgents);
+        break;
       }
+      case 'persona.registered':
+      case 'persona.updated': {
+        const p = event.data.persona;
+        await tx.query(
+          `INSERT INTO ${q}.persona_roster (persona_id, position, name, description, role_type, mode, pools)
+           VALUES ($1, (SELECT coalesce(max(position), 0) + 1 FROM ${q}.persona_roster), $2, $3, $4, $5, $6)
+           ON CONFLICT (persona_id) DO UPDATE SET name = excluded.name, description = excluded.description,
+             role_type = excluded.role_type, mode = excluded.mode, pools = excluded.pools`,
+          [p.personaId, p.name, p.description, p.roleType, p.mode, JSON.stringify(p.pools)],
+        );
+        break;
+      }
+      case 'persona.pool-membership-set':
+        await this.setPool(tx, event.data.pool, event.data.personas);
+        break;
+      case 'persona.max-concurrency-set':
+        await this.setMax(tx, event.data.maxConcurrentAgents);
+        break;
+      case 'persona.request-queued': {
+        const d = event.data;
+        await tx.query(
+          `INSERT INTO ${q}.persona_requests (request_id, pool, task_id, agent_id, status, seq, updated_at) VALUES ($1, $2, $3, $4, 'queued', $5, $6)`,
+          [d.requestId, d.pool, d.taskId ?? null, d.agentId ?? null, event.globalPosition.toString(), d.queuedAt],
+        );
+        break;
+      }
+      case 'persona.granted': {
+        const d = event.data;
+        await tx.query(
+          `INSERT INTO ${q}.persona_requests (request_id, pool, task_id, agent_id, status, persona_id, lease_id, seq, updated_at)
+           VALUES ($1, $2, $3, $4, 'granted', $5, $6, $7, $8)
+           ON CONFLICT (request_id) DO UPDATE SET status = 'granted', persona_id = excluded.persona_id, lease_id = excluded.lease_id, updated_at = excluded.updated_at`,
+          [d.requestId, d.pool, d.taskId ?? null, d.agentId ?? null, d.personaId, d.leaseId, event.globalPosition.toString(), d.grantedAt],
+        );
+        break;
+      }
+      case 'persona.released':
+        await tx.query(`UPDATE ${q}.persona_requests SET status = 'released', updated_at = $2 WHERE request_id = $1`, [
+          event.data.requestId,
+          event.data.releasedAt,
+        ]);
+        break;
+      case 'persona.request-cancelled':
+        await tx.query(`UPDATE ${q}.persona_requests SET status = 'cancelled', updated_at = $2 WHERE request_id = $1`, [
+          event.data.requestId,
+          event.data.cancelledAt,
+        ]);
+        break;
+      default:
+        break;
     }
   }
 

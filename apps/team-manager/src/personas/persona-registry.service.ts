@@ -1,12 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG } from '@headspace/platform';
 import { PERSONA_REGISTRY_STREAM } from '@headspace/contracts';
-import { EventStore, foldEvents, withRetry, type RecordedEvent } from '@headspace/event-store';
-import type { RequestContext } from '@headspace/messaging';
+import { EventStore, handleCommand, type CommandContext } from '@headspace/event-store';
 import { personaDecider, type PersonaCommand, type PersonaEvent, type PersonaState } from './persona.decider';
 import { DEFAULT_PERSONAS_FILE, loadPersonasFile } from './personas-config';
-import { inStreamTurn } from '../teams/shared/stream-turn';
 
 export interface RegistryOutcome {
   state: PersonaState;
@@ -18,14 +15,12 @@ export interface RegistryOutcome {
 /**
  * The persona registry, its leases and its wait queue form ONE stream (`persona-registry`): the
  * exclusivity of a persona and the max-concurrency limit are invariants across all personas, so
- * they are decided against one consistency boundary with an exact expected version. Commands are
- * serialised inside an instance (one connection waits, not one per request) and across instances by
- * the stream's turn (`inStreamTurn`), so concurrent commands never fail for contention.
+ * they are decided against one consistency boundary with an exact expected version. Its commands
+ * take the stream's turn, so concurrent commands never fail for contention.
  */
 @Injectable()
 export class PersonaRegistry implements OnModuleInit, OnApplicationBootstrap {
   private readonly logger = new Logger(PersonaRegistry.name);
-  private tail: Promise<unknown> = Promise.resolve();
   private file?: ReturnType<typeof loadPersonasFile>;
   private loaded!: Promise<void>;
   private markLoaded!: (error?: unknown) => void;
@@ -65,49 +60,16 @@ export class PersonaRegistry implements OnModuleInit, OnApplicationBootstrap {
     this.logger.log(`personas config ${file.source} loaded (${file.config.personas.length} personas, ${file.config.pools.length} pools)`);
   }
 
-  /**
-   * Runs a command: a command id already recorded answers as its first attempt did and appends nothing;
-   * otherwise read → decide → append at the exact version read.
-   */
-  execute(
+  /** Runs a command through the one command handler, in the registry stream's turn (every persona command shares it). */
+  async execute(
     commandId: string | undefined,
-    ctx: RequestContext | undefined,
+    ctx: CommandContext | undefined,
     build: (state: PersonaState) => PersonaCommand,
     internal = false,
   ): Promise<RegistryOutcome> {
-    const id = commandId ?? randomUUID();
-    const run = async () => {
-      if (!internal) await this.loaded;
-      return withRetry(() => this.attempt(id, ctx, build), { maxAttempts: 12, baseDelayMs: 5, maxDelayMs: 100 });
-    };
-    const result = this.tail.then(run, run);
-    this.tail = result.catch(() => undefined);
-    return result;
-  }
-
-  private attempt(commandId: string, ctx: RequestContext | undefined, build: (state: PersonaState) => PersonaCommand): Promise<RegistryOutcome> {
-    return inStreamTurn(this.store, PERSONA_REGISTRY_STREAM, async (client) => {
-      const history = (await this.store.readStream(PERSONA_REGISTRY_STREAM, { client })) as Array<RecordedEvent & PersonaEvent>;
-      const state = foldEvents(personaDecider, history);
-      const version = history.length ? history[history.length - 1].streamVersion : 0n;
-      // A retried command (same id) already recorded appends nothing and answers as its first attempt
-      // did: from the registry as that attempt left it, not as later commands changed it.
-      const through = history.findLastIndex((e) => e.metadata.commandId === commandId);
-      if (through >= 0) {
-        const asLeft = history.slice(0, through + 1);
-        return { state: foldEvents(personaDecider, asLeft), events: asLeft.filter((e) => e.metadata.commandId === commandId), streamVersion: asLeft[through].streamVersion };
-      }
-      const events = personaDecider.decide(build(state), state);
-      if (events.length === 0) return { state, events, streamVersion: version };
-      const result = await this.store.append(PERSONA_REGISTRY_STREAM, events, {
-        expected: version === 0n ? 'no-stream' : version,
-        commandId,
-        metadata: ctx
-          ? { correlationId: ctx.correlationId, causationId: ctx.causationId ?? commandId, traceparent: ctx.traceparent, tracestate: ctx.tracestate }
-          : { correlationId: commandId, causationId: commandId },
-        client,
-      });
-      return { state: events.reduce(personaDecider.evolve, state), events, streamVersion: result.nextExpectedVersion };
-    });
+    if (!internal) await this.loaded;
+    const decider = { ...personaDecider, decide: (_command: null, state: PersonaState) => personaDecider.decide(build(state), state) };
+    const outcome = await handleCommand(this.store, decider, PERSONA_REGISTRY_STREAM, null, { ...ctx, commandId: commandId ?? ctx?.commandId }, { turn: true });
+    return { state: outcome.state, events: outcome.events, streamVersion: outcome.streamVersion };
   }
 }

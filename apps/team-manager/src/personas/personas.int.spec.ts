@@ -20,7 +20,7 @@ import {
   type EventData,
 } from '@headspace/contracts';
 import { createServiceApp, loadConfig } from '@headspace/platform';
-import { waitFor } from '@headspace/testing';
+import { expectRebuiltEqualsLive, waitFor } from '@headspace/testing';
 import { AppModule } from '../app.module';
 import { configSchema, SERVICE } from '../config';
 import { startTeamManager, type TeamManagerHarness } from '../testing/team-manager-harness';
@@ -261,18 +261,8 @@ describe('personas and pools', () => {
     const waiting = [];
     for (let i = 0; i < 4; i++) waiting.push(await tm.send(acquirePersona, { pool: 'pm', taskId: `plan-${i}` }));
     await tm.send(cancelPersonaRequest, { requestId: waiting[3].requestId });
-    const projection = boardProjection();
-    await projection.runner.waitUntilCaughtUp();
-    const snapshot = async () => {
-      const tables = ['persona_roster', 'persona_pools', 'persona_requests', 'persona_settings'];
-      const rows = await Promise.all(tables.map((t) => tm.db.pool.query(`SELECT * FROM team_manager.${t} ORDER BY 1, 2`)));
-      return Object.fromEntries(tables.map((t, i) => [t, rows[i].rows]));
-    };
-    const live = await snapshot();
+    const live = await expectRebuiltEqualsLive(boardProjection(), tm.db.pool);
     expect(live.persona_requests.length).toBeGreaterThan(10);
-    await projection.runner.rebuild();
-    await projection.runner.waitUntilCaughtUp();
-    expect(await snapshot()).toEqual(live);
     await settle(waiting.slice(1, 3));
   });
 

@@ -1,10 +1,9 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { ErrorCodes, HeadspaceError, openInbox, respondTeamShutdown, sendMessage, type EventData, type shutdownAnswered, type teamShutdownRequested } from '@headspace/contracts';
-import { EventStore, ProcessorRunner, type RecordedEvent } from '@headspace/event-store';
+import { EventStore, type RecordedEvent } from '@headspace/event-store';
 import { request } from '@headspace/messaging';
-import { NATS_CONNECTION, PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
+import { EventProcessor, NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
-import type { Pool } from 'pg';
 
 type BridgedEvent =
   | (RecordedEvent & { type: 'team.shutdown-requested'; data: EventData<typeof teamShutdownRequested> })
@@ -29,36 +28,16 @@ const retryable = (code: string) => code.startsWith('MESSAGING.') || code === Er
  * checkpoint; every command it sends has an id derived from the request_id, so a replay is a no-op.
  */
 @Injectable()
-export class ShutdownBridge implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger('ShutdownBridge');
-  readonly runner: ProcessorRunner;
-
+export class ShutdownBridge extends EventProcessor<BridgedEvent> {
   constructor(
-    @Inject(PG_POOL) pool: Pool,
-    @Inject(SERVICE_SCHEMA) schema: string,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     store: EventStore,
   ) {
-    this.runner = new ProcessorRunner({
-      pool,
-      schema,
-      name: 'process:shutdown-bridge',
-      types: ['team.shutdown-requested', 'mailbox.shutdown-answered'],
-      batchSize: 50,
-      decode: (event) => store.validated(event),
-      handle: async (events) => {
-        for (const event of events as BridgedEvent[]) await this.bridge(event);
-      },
-      onError: (error) => this.logger.warn(`shutdown bridge: ${(error as Error).message}`),
-    });
+    super(store, { name: 'process:shutdown-bridge', types: ['team.shutdown-requested', 'mailbox.shutdown-answered'], batchSize: 50 });
   }
 
-  onApplicationBootstrap(): void {
-    this.runner.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.runner.stop();
+  protected async handle(events: BridgedEvent[]): Promise<void> {
+    for (const event of events) await this.bridge(event);
   }
 
   private async bridge(event: BridgedEvent): Promise<void> {

@@ -1,12 +1,11 @@
 import { ErrorCodes, HeadspaceError, claimTask, completeTask, createTask, createTasks, listTasks } from '@headspace/contracts';
-import { ConcurrencyError, withRetry } from '@headspace/event-store';
+import { COMMAND_RETRY, ConcurrencyError, withRetry } from '@headspace/event-store';
 import { PG_POOL } from '@headspace/platform';
 import { waitFor } from '@headspace/testing';
 import { Client, type Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTeamManager, type TeamManagerHarness } from '../testing/team-manager-harness';
 import { taskSpecKit } from './task-spec-kit';
-import { TASK_RETRY } from './task-streams';
 
 /**
  * Feature 4 of seed 004 was written for SQLite. Each test below states the PostgreSQL property its
@@ -287,13 +286,13 @@ describe('Feature 4: Concurrency Control', () => {
     expect(await streamVersion(`tasklist-${team}`)).toBe('5');
   });
 
-  // Max 5 attempts: the task handlers' retry policy gives up after the fifth lost race.
+  // Max 5 attempts: the command handlers' retry policy gives up after the fifth lost race.
   it('Maximum retry attempts', async () => {
     let attempts = 0;
     const error = await withRetry(async () => {
       attempts++;
       throw new ConcurrencyError('task-x.y', 1n, 2n);
-    }, TASK_RETRY).catch((e: HeadspaceError) => e);
+    }, COMMAND_RETRY).catch((e: HeadspaceError) => e);
     expect(attempts).toBe(5);
     expect(error).toMatchObject({ code: ErrorCodes.retriesExhausted, details: { attempts: 5 } });
   });
@@ -307,7 +306,7 @@ describe('Feature 4: Concurrency Control', () => {
       await withRetry(async () => {
         at.push(performance.now());
         throw new ConcurrencyError('task-x.y', 1n, 2n);
-      }, TASK_RETRY).catch(() => undefined);
+      }, COMMAND_RETRY).catch(() => undefined);
     } finally {
       random.mockRestore();
     }

@@ -1,25 +1,21 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { EventStore } from '@headspace/event-store';
-import { PG_POOL } from '@headspace/platform';
+import { PG_POOL, SERVICE_SCHEMA, Sweeper } from '@headspace/platform';
 import type { Pool } from 'pg';
 import { TaskBoardProjection } from './task-board.projection';
 import { taskDecider } from './task.decider';
 import { loadTask, TASK_SETTINGS, type TaskSettings, } from './task-streams';
 
 /**
- * Returns expired claims to the queue. A timer (every replica runs one): the board says which
+ * Returns expired claims to the queue, on the replica holding the sweep lease: the board says which
  * claims look expired; each is then decided against its task stream (a heartbeat may have won) and
  * `task.lease-expired` (+ `task.escalated` on the last allowed attempt) is appended at the stream's
- * exact version. The command id is derived from the stream and version, so two replicas sweeping the
- * same lease append it once (the loser's append is a replay). It sleeps until the earliest lease on
+ * exact version. The command id is derived from the stream and version, so two passes over the
+ * same lease append it once (the later append is a replay). It sleeps until the earliest lease on
  * the board runs out, at most TASK_LEASE_SWEEP_MS.
  */
 @Injectable()
-export class LeaseSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger('LeaseSweeper');
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private stopped = false;
+export class LeaseSweeper extends Sweeper {
   /** Leases this instance returned to the queue (tests, metrics). */
   expired = 0;
 
@@ -27,41 +23,21 @@ export class LeaseSweeper implements OnApplicationBootstrap, BeforeApplicationSh
     private readonly store: EventStore,
     @Inject(TASK_SETTINGS) private readonly settings: TaskSettings,
     @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(SERVICE_SCHEMA) schema: string,
     private readonly board: TaskBoardProjection,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.schedule(this.settings.TASK_LEASE_SWEEP_MS);
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(ms: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.sweep()
-        .catch((error) => {
-          this.logger.warn(`lease sweep: ${(error as Error).message}`);
-          return this.settings.TASK_LEASE_SWEEP_MS;
-        })
-        .then((next) => this.schedule(next));
-    }, ms);
-    this.timer.unref();
+  ) {
+    super(pool, schema, { name: 'task-leases', intervalMs: settings.TASK_LEASE_SWEEP_MS });
   }
 
   /** One pass; returns the delay until the next. */
-  async sweep(): Promise<number> {
+  protected async sweep(): Promise<number> {
     const now = new Date();
     const { rows } = await this.pool.query<{ team: string; task_id: string }>(
       `SELECT team, task_id FROM ${this.board.table} WHERE status = 'claimed' AND lease_expires_at <= $1 ORDER BY lease_expires_at LIMIT 100`,
       [now],
     );
     for (const row of rows) {
-      if (this.stopped) break;
+      if (this.stopping) break;
       await this.expire(row.team, row.task_id, now.toISOString()).catch((error) =>
         this.logger.warn(`lease expiry of ${row.team}/${row.task_id}: ${(error as Error).message}`),
       );

@@ -1,6 +1,5 @@
 import { ErrorCodes, HeadspaceError, taskStreamId, teamStreamId } from '@headspace/contracts';
-import { foldEvents, type EventStore, type RecordedEvent, type RetryOptions } from '@headspace/event-store';
-import type { RequestContext } from '@headspace/messaging';
+import { foldEvents, type EventStore, type LoadedStream, type Queryable, type RecordedEvent } from '@headspace/event-store';
 import { z } from 'zod';
 import { taskDecider, type TaskEvent, type TaskState } from './task.decider';
 
@@ -17,27 +16,6 @@ export type TaskSettings = z.output<typeof taskSettingsSchema>;
 export const TASK_SETTINGS = Symbol.for('headspace.team-manager.TASK_SETTINGS');
 export const taskSettings = (env: Record<string, unknown> = process.env): TaskSettings =>
   taskSettingsSchema.parse(Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith('TASK_') && v !== '')));
-
-/**
- * Version races (two claimers, two creators on one list) are retried on a fresh read: at most 5
- * attempts with exponential backoff and full jitter (the seed's SQLITE_BUSY bounds). A duplicate
- * event id (the same command racing itself) is retried too: the next attempt finds its prior result.
- */
-export const TASK_RETRY: RetryOptions = {
-  maxAttempts: 5,
-  baseDelayMs: 5,
-  maxDelayMs: 200,
-  retryOn: (error) =>
-    (error instanceof HeadspaceError && error.code === ErrorCodes.wrongExpectedVersion) ||
-    ['40001', '40P01', '23505'].includes((error as { code?: string })?.code ?? ''),
-};
-
-export const eventMetadata = (ctx: RequestContext, commandId: string) => ({
-  correlationId: ctx.correlationId,
-  causationId: ctx.causationId ?? commandId,
-  traceparent: ctx.traceparent,
-  tracestate: ctx.tracestate,
-});
 
 export interface LoadedTask {
   streamId: string;
@@ -72,8 +50,15 @@ export function taskNotFound(team: string, taskId: string): HeadspaceError {
   });
 }
 
-export async function requireTeam(store: EventStore, team: string): Promise<void> {
-  if ((await store.streamVersion(teamStreamId(team))) === null) {
+/** The `before` hook of the commands on an existing task: TASK.NOT_FOUND (naming taskId) otherwise, nothing written. */
+export const taskMustExist =
+  ({ team, taskId }: { team: string; taskId: string }) =>
+  ({ state }: LoadedStream<TaskState>): void => {
+    if (!state.exists) throw taskNotFound(team, taskId);
+  };
+
+export async function requireTeam(store: EventStore, team: string, client?: Queryable): Promise<void> {
+  if ((await store.streamVersion(teamStreamId(team), client)) === null) {
     throw new HeadspaceError(ErrorCodes.taskUnknownTeam, `Team "${team}" does not exist`, { field: 'team', details: { team } });
   }
 }

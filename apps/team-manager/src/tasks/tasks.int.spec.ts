@@ -9,7 +9,7 @@ import {
   releaseTask,
   type RequestDefinition,
 } from '@headspace/contracts';
-import { waitFor } from '@headspace/testing';
+import { expectRebuiltEqualsLive, waitFor } from '@headspace/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTeamManager, type TeamManagerHarness } from '../testing/team-manager-harness';
 import { LeaseSweeper } from './lease-sweeper';
@@ -351,7 +351,8 @@ describe('Task leases (beyond the seed)', () => {
     expect((await h.sendError(claimTask, { team, taskId: 'flaky', owner: 'may' })).code).toBe(ErrorCodes.taskEscalated);
     const types = (await h.db.pool.query(`SELECT type FROM team_manager.events WHERE stream_id = $1 ORDER BY stream_version`, [`task-${team}.flaky`])).rows.map((r) => r.type);
     expect(types).toEqual(['task.created', 'task.claimed', 'task.lease-expired', 'task.claimed', 'task.lease-expired', 'task.escalated']);
-    expect(h.apps[0].get(LeaseSweeper).expired).toBeGreaterThanOrEqual(2);
+    // Whichever instance holds the sweep lease expired them.
+    expect(h.apps.reduce((sum, app) => sum + app.get(LeaseSweeper).expired, 0)).toBeGreaterThanOrEqual(2);
   });
 
   it('a release records the failed approach, counts as an attempt, and the last allowed one escalates', async () => {
@@ -422,14 +423,8 @@ describe('Task board projection', () => {
     await h.send(completeTask, { team, taskId: 'a', owner: 'con' });
     await h.send(claimTask, { team, taskId: 'b', owner: 'al' });
     await h.send(releaseTask, { team, taskId: 'b', owner: 'al', reason: 'wrong approach' });
-    const runner = h.apps[0].get(TaskBoardProjection).runner;
-    await runner.waitUntilCaughtUp();
-    const snapshot = async () => (await h.db.pool.query(`SELECT * FROM team_manager.task_board ORDER BY team, task_id`)).rows;
-    const live = await snapshot();
-    expect(live.length).toBeGreaterThanOrEqual(2);
-    await runner.rebuild();
-    await runner.waitUntilCaughtUp();
-    expect(await snapshot()).toEqual(live);
+    const live = await expectRebuiltEqualsLive(h.apps[0].get(TaskBoardProjection), h.db.pool);
+    expect(live.task_board.length).toBeGreaterThanOrEqual(2);
   });
 });
 

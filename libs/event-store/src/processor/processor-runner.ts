@@ -5,8 +5,12 @@ import { meter } from '@headspace/telemetry';
 import type { Pool, PoolClient } from 'pg';
 import { dropAppendSignals, onAppended, releaseAppendSignals } from '../append-signal';
 import { quoteIdent } from '../quote-ident';
-import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from '../row-mapping';
+import { toRecordedEvent } from '../row-mapping';
 import type { RecordedEvent } from '../types';
+import { ProcessorLease } from './processor-lease';
+import { idlePeekSql, lagSql, positionOf, samePosition, typedPeekSql, batchSql, type BatchRow, type PeekRow, type Position } from './processor-sql';
+
+export { batchSql, idlePeekSql, typedPeekSql } from './processor-sql';
 
 const tracer = trace.getTracer('headspace.event-store');
 const lagGauge = meter.createObservableGauge('headspace.processor.lag', {
@@ -62,7 +66,7 @@ export interface ProcessorOptions {
    * behind it — for the relay, a JetStream round trip. The lease still keeps one instance at work;
    * one that lost its lease while the handler ran does not move the checkpoint, and its batch is
    * handled again by the new holder. After a full batch the next one is read while the handler runs,
-   * so a backlog's reads overlap its handling (relay bench: 40–45k → 47–53k events/s).
+   * so a backlog's reads overlap its handling.
    */
   handleOutsideTransaction?: boolean;
   /**
@@ -92,23 +96,7 @@ const LOST_LEASE = -1;
 /** How many events the idle look of a processor with `types` reads (type and position only) to skip them unopened. */
 const PEEK_PAGE = 100;
 
-/** SET clause moving a checkpoint row up to the position (tx, pos) given as parameters, never back. */
-const advanceCheckpoint = (tx: string, pos: string) =>
-  `transaction_id = CASE WHEN (${tx}::xid8, ${pos}::bigint) > (transaction_id, global_position) THEN ${tx}::xid8 ELSE transaction_id END,
-   global_position = CASE WHEN (${tx}::xid8, ${pos}::bigint) > (transaction_id, global_position) THEN ${pos}::bigint ELSE global_position END`;
-
 type Look = 'idle' | 'due' | 'skipped' | 'skipped-more';
-
-interface Position {
-  transactionId: string;
-  globalPosition: bigint;
-}
-
-const positionOf = (event: RecordedEvent): Position => ({ transactionId: event.transactionId, globalPosition: event.globalPosition });
-const samePosition = (a: Position, b: Position) => a.transactionId === b.transactionId && a.globalPosition === b.globalPosition;
-
-/** A row of the batch statement: an event, with the checkpoint and fence on the first. */
-type BatchRow = EventRow & { cp_tx: string | null; cp_pos: string | null; fence_tx: string | null; fenced: boolean | null };
 
 /** The batch after a full one, read while the full one's handler ran outside a transaction. */
 interface ReadAhead {
@@ -120,7 +108,8 @@ interface ReadAhead {
 /**
  * Tails a service's event log in commit-safe order and feeds a handler, exactly once per event as
  * far as the database is concerned. One instance per processor name is active at a time across all
- * replicas, held by a lease on the checkpoint row; the others wait and take over when it expires.
+ * replicas, held by a lease on the checkpoint row (processor-lease.ts); the others wait and take
+ * over when it expires. The statements are in processor-sql.ts.
  *
  * Ordering: events are read by (transaction_id, global_position) and only below
  * pg_snapshot_xmin(pg_current_snapshot()), so a transaction that committed after a later one can
@@ -137,10 +126,10 @@ export class ProcessorRunner {
   /** Looks in a row that found nothing for this processor: the idle interval doubles with each. */
   private idleLooks = 0;
   private readonly leaseMs: number;
+  private readonly lease: ProcessorLease;
   private state: State = 'idle';
   private loop?: Promise<void>;
   private wake?: () => void;
-  private holdsLease = false;
   private unsubscribe?: () => void;
   /** An append signal arrived while this instance was busy: skip the next idle sleep. */
   private appendedSincePoll = false;
@@ -150,7 +139,6 @@ export class ProcessorRunner {
   private known: Position | null = null;
   /** Unlocked mode: the next batch, read while a full batch's handler ran (see readAhead). */
   private ahead: ReadAhead | null = null;
-  private leaseRenewedAt = 0;
   /** Handled outside transactions past the stored checkpoint, not stored yet (see checkpointEveryMs). */
   private unstored = false;
   /** Bumped by rebuild(): a peek that started before it must not report "caught up". */
@@ -173,6 +161,7 @@ export class ProcessorRunner {
     // Never so long that the lease runs out between two looks (a look renews it once a third has passed).
     this.maxIdlePollMs = Math.max(this.pollIntervalMs, Math.min(options.maxIdlePollMs ?? 400, this.leaseMs / 4));
     this.checkpointEveryMs = Math.min(options.checkpointEveryMs ?? 250, this.leaseMs / 3);
+    this.lease = new ProcessorLease(options.pool, this.q, options.name, this.instanceId, this.leaseMs);
   }
 
   get name(): string {
@@ -185,7 +174,7 @@ export class ProcessorRunner {
   }
 
   get isLeaseHolder(): boolean {
-    return this.holdsLease;
+    return this.lease.held;
   }
 
   /**
@@ -222,18 +211,10 @@ export class ProcessorRunner {
     this.wake?.();
     await this.loop;
     await this.dropReadAhead();
-    if (this.holdsLease) {
+    if (this.lease.held) {
       // Stores how far it has read (batches it skipped, or handled outside transactions) as it gives the lease up.
-      const read = this.known ?? { transactionId: '0', globalPosition: 0n };
-      await this.options.pool
-        .query(
-          `UPDATE ${this.q}.checkpoints SET lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
-              ${advanceCheckpoint('$3', '$4')}
-            WHERE processor = $1 AND lease_owner = $2`,
-          [this.options.name, this.instanceId, read.transactionId, read.globalPosition.toString()],
-        )
-        .catch(() => undefined);
-      this.holdsLease = false;
+      await this.lease.release(this.known ?? { transactionId: '0', globalPosition: 0n });
+      this.lease.held = false;
     }
     this.state = 'stopped';
     this.releaseWaiters();
@@ -246,7 +227,7 @@ export class ProcessorRunner {
     this.wake?.();
     await this.loop;
     await this.dropReadAhead();
-    this.holdsLease = false;
+    this.lease.held = false;
     this.state = 'stopped';
     this.releaseWaiters();
   }
@@ -275,7 +256,7 @@ export class ProcessorRunner {
    * `reset`) the projection in one transaction, then lets the loop run. Needs the lease.
    */
   async rebuild(): Promise<void> {
-    await this.ensureCheckpointRow();
+    await this.lease.ensureRow();
     await this.inTurn(() => this.resetCheckpoint());
     this.wake?.();
   }
@@ -284,16 +265,10 @@ export class ProcessorRunner {
     const client = await this.options.pool.connect();
     try {
       await client.query('BEGIN');
-      const { rowCount } = await client.query(
-        `UPDATE ${this.q}.checkpoints SET transaction_id = '0', global_position = 0, lease_owner = $2,
-           lease_expires_at = now() + make_interval(secs => $3::double precision / 1000), updated_at = now()
-         WHERE processor = $1 AND (lease_owner IS NULL OR lease_owner = $2 OR lease_expires_at < now())`,
-        [this.options.name, this.instanceId, this.leaseMs],
-      );
-      if (rowCount !== 1) throw new Error(`processor ${this.options.name} is held by another instance; cannot rebuild`);
+      if (!(await this.lease.takeForRebuild(client))) throw new Error(`processor ${this.options.name} is held by another instance; cannot rebuild`);
       await this.options.reset?.(client);
       await client.query('COMMIT');
-      this.holdsLease = true;
+      this.lease.held = true;
       this.known = null;
       this.unstored = false;
       this.generation++;
@@ -313,28 +288,24 @@ export class ProcessorRunner {
 
   /** Events recorded after this processor's checkpoint. */
   async lag(): Promise<number> {
-    const { rows } = await this.options.pool.query<{ lag: string }>(
-      `SELECT count(*) AS lag FROM ${this.q}.events e, ${this.q}.checkpoints c
-        WHERE c.processor = $1 AND (e.transaction_id, e.global_position) > (c.transaction_id, c.global_position)`,
-      [this.options.name],
-    );
+    const { rows } = await this.options.pool.query<{ lag: string }>(lagSql(this.q), [this.options.name]);
     return Number(rows[0]?.lag ?? 0);
   }
 
   private async run(): Promise<void> {
     let failures = 0;
-    await this.ensureCheckpointRow().catch((error) => this.report(error));
+    await this.lease.ensureRow().catch((error) => this.report(error));
     while (this.state === 'running') {
       try {
-        if (!this.holdsLease) {
-          this.holdsLease = await this.tryAcquireLease();
-          if (!this.holdsLease) {
+        if (!this.lease.held) {
+          this.lease.held = await this.lease.tryAcquire();
+          if (!this.lease.held) {
             await this.sleep(Math.min(this.leaseMs / 4, 1_000), false);
             continue;
           }
           // Failed: the lease goes unused, the next turn takes it (it is ours still) and runs this again.
           await this.options.onLeaseAcquired?.().catch((error: unknown) => {
-            this.holdsLease = false;
+            this.lease.held = false;
             throw error;
           });
         }
@@ -381,13 +352,13 @@ export class ProcessorRunner {
    * events then cost it this one statement, not a transaction of four.
    */
   private async lookAhead(): Promise<Look> {
-    if (!this.known || Date.now() - this.leaseRenewedAt > this.leaseMs / 3 || this.storeDue()) return 'due';
+    if (!this.known || Date.now() - this.lease.renewedAt > this.leaseMs / 3 || this.storeDue()) return 'due';
     const generation = this.generation;
     const types = this.options.types;
     // The first event after the checkpoint in log order (one index probe, whatever the log's size):
     // it is due when its transaction is below the fence. Events after it have larger transaction ids,
     // so if it is not due, none is. (Two EXISTS tests instead, with the generic plan of a prepared
-    // statement, were sequential scans: a scan of the whole log on every idle poll.)
+    // statement, are sequential scans: a scan of the whole log on every idle poll.)
     const { rows } = await this.options.pool.query<PeekRow>(
       types
         ? {
@@ -432,7 +403,7 @@ export class ProcessorRunner {
       this.lastFence = BigInt(from.fence_tx!);
       this.fencedBacklog = from.fenced === true;
       if (rows.length === 0) {
-        if (this.known && !this.storeDue() && Date.now() - this.leaseRenewedAt < this.leaseMs / 3) {
+        if (this.known && !this.storeDue() && Date.now() - this.lease.renewedAt < this.leaseMs / 3) {
           // Nothing below the fence and nothing to store or renew: write nothing (the row lock, or in
           // unlocked mode the lease owner, already proved the lease is ours).
           if (open) await client.query('ROLLBACK');
@@ -442,11 +413,11 @@ export class ProcessorRunner {
         }
         const read = this.known ?? { transactionId: from.cp_tx!, globalPosition: BigInt(from.cp_pos!) };
         // The lease renewal also stores how far skipped batches got.
-        if (!(await this.renewLease(client, read))) return this.lostLease();
+        if (!(await this.lease.renew(client, read))) return this.lostLease();
         if (open) await client.query('COMMIT');
         open = false;
         this.known = read;
-        this.leaseRenewedAt = Date.now();
+        this.lease.renewedAt = Date.now();
         this.unstored = false;
         this.updateLag(0);
         return 0;
@@ -454,7 +425,7 @@ export class ProcessorRunner {
       const events = rows.map((row) => this.decode(toRecordedEvent(row)));
       const wanted = this.options.types ? events.filter((e) => this.options.types!.includes(e.type)) : events;
       const last = events[events.length - 1];
-      if (wanted.length === 0 && Date.now() - this.leaseRenewedAt < this.leaseMs / 3) {
+      if (wanted.length === 0 && Date.now() - this.lease.renewedAt < this.leaseMs / 3) {
         // None of these is for this processor: move past them in memory and write nothing — a commit
         // here would cost a WAL flush per batch of other processors' events. The stored checkpoint
         // catches up with the next commit (at the latest the lease renewal); a restart or a takeover
@@ -469,19 +440,19 @@ export class ProcessorRunner {
       if (wanted.length > 0) await this.handleInSpan(wanted, client);
       if (!transactional) releaseAppendSignals(client); // the handler's appends committed on their own
       if (transactional) {
-        await client.query(this.checkpointAndCommit(client, last));
+        await client.query(this.lease.checkpointAndCommit(client, last));
         open = false;
         releaseAppendSignals(client); // what the handler appended in the batch's transaction
-        this.leaseRenewedAt = Date.now();
+        this.lease.renewedAt = Date.now();
         this.unstored = false;
-      } else if (Date.now() - this.leaseRenewedAt < this.checkpointEveryMs) {
+      } else if (Date.now() - this.lease.renewedAt < this.checkpointEveryMs) {
         this.unstored = true; // stored by a later batch, or by the first look after checkpointEveryMs
       } else {
-        // Under a steady stream of appends a committed write per batch of one or two events was most
-        // of the relay's writes. A crash or a takeover repeats what the stored checkpoint trails, which
-        // this mode's idempotent handlers allow.
-        if (!(await this.renewLease(client, last))) return this.lostLease(); // the new holder repeats this batch
-        this.leaseRenewedAt = Date.now();
+        // Stored at most once per checkpointEveryMs, not per batch: under a steady stream of appends a
+        // batch holds one or two events. A crash or a takeover repeats what the stored checkpoint
+        // trails, which this mode's idempotent handlers allow.
+        if (!(await this.lease.renew(client, last))) return this.lostLease(); // the new holder repeats this batch
+        this.lease.renewedAt = Date.now();
         this.unstored = false;
       }
       this.known = positionOf(last);
@@ -531,22 +502,8 @@ export class ProcessorRunner {
     const ahead = this.ahead;
     this.ahead = null;
     if (!ahead || ahead.generation !== this.generation || !this.known || !samePosition(ahead.from, this.known)) return undefined;
-    if (Date.now() - this.leaseRenewedAt >= (this.leaseMs * 2) / 3) return undefined;
+    if (Date.now() - this.lease.renewedAt >= (this.leaseMs * 2) / 3) return undefined;
     return ahead.rows.catch(() => undefined);
-  }
-
-  /**
-   * The checkpoint and the COMMIT as one simple query: one round trip instead of two for every
-   * batch. It needs no lease check (the batch statement's row lock proved the lease is ours and
-   * holds it), so nothing has to be read between them; values are inlined because a simple query
-   * takes no parameters. An error in the UPDATE skips the COMMIT and the batch rolls back.
-   */
-  private checkpointAndCommit(client: PoolClient, last: RecordedEvent): string {
-    if (!/^\d+$/.test(last.transactionId)) throw new Error(`not a transaction id: ${last.transactionId}`);
-    return `UPDATE ${this.q}.checkpoints SET transaction_id = '${last.transactionId}'::xid8, global_position = ${last.globalPosition},
-              lease_expires_at = now() + make_interval(secs => ${this.leaseMs / 1000}), updated_at = now()
-             WHERE processor = ${client.escapeLiteral(this.options.name)};
-            COMMIT`;
   }
 
   private async handleInSpan(events: RecordedEvent[], client: PoolClient): Promise<void> {
@@ -568,25 +525,9 @@ export class ProcessorRunner {
     return this.options.decode ? this.options.decode(event) : event;
   }
 
-  private async ensureCheckpointRow(): Promise<void> {
-    await this.options.pool.query(`INSERT INTO ${this.q}.checkpoints (processor) VALUES ($1) ON CONFLICT (processor) DO NOTHING`, [
-      this.options.name,
-    ]);
-  }
-
-  private async tryAcquireLease(): Promise<boolean> {
-    const { rowCount } = await this.options.pool.query(
-      `UPDATE ${this.q}.checkpoints
-          SET lease_owner = $2, lease_expires_at = now() + make_interval(secs => $3::double precision / 1000), updated_at = now()
-        WHERE processor = $1 AND (lease_owner IS NULL OR lease_owner = $2 OR lease_expires_at < now())`,
-      [this.options.name, this.instanceId, this.leaseMs],
-    );
-    return rowCount === 1;
-  }
-
   /** The stored checkpoint trails what this instance has read, and has for checkpointEveryMs. */
   private storeDue(): boolean {
-    return this.unstored && Date.now() - this.leaseRenewedAt >= this.checkpointEveryMs;
+    return this.unstored && Date.now() - this.lease.renewedAt >= this.checkpointEveryMs;
   }
 
   /** Lets a read-ahead in flight finish (no query outlives a stop) and forgets it. */
@@ -597,24 +538,11 @@ export class ProcessorRunner {
   }
 
   private lostLease(): number {
-    this.holdsLease = false;
+    this.lease.held = false;
     this.known = null;
     this.ahead = null;
     this.unstored = false;
     return LOST_LEASE;
-  }
-
-  /** Extends the lease, and moves the stored checkpoint up to `read` (never back). False: the lease is another instance's. */
-  private async renewLease(client: PoolClient, read: Position): Promise<boolean> {
-    const { rowCount } = await client.query(
-      `UPDATE ${this.q}.checkpoints
-          SET lease_expires_at = now() + make_interval(secs => $3::double precision / 1000),
-              ${advanceCheckpoint('$4', '$5')},
-              updated_at = now()
-        WHERE processor = $1 AND lease_owner = $2`,
-      [this.options.name, this.instanceId, this.leaseMs, read.transactionId, read.globalPosition.toString()],
-    );
-    return rowCount === 1;
   }
 
   private updateLag(lag: number): void {
@@ -666,93 +594,4 @@ export class ProcessorRunner {
     if (this.options.onError) this.options.onError(error);
     else console.error(`[processor ${this.options.name}]`, error);
   }
-}
-
-interface PeekRow {
-  fence: string;
-  pending: boolean | null;
-  fenced: boolean | null;
-  wanted?: boolean | null;
-  seen: number;
-  last_tx: string | null;
-  last_pos: string | null;
-}
-
-/**
- * The newest event's transaction: compared with the fence, whether committed events wait behind
- * it. One backward step of the log-order index (an EXISTS on transaction_id >= fence was a
- * sequential scan of the whole log as a generic plan whenever the answer was no).
- */
-const newestTransaction = (q: string) => `(SELECT fe.transaction_id FROM ${q}.events fe ORDER BY fe.transaction_id DESC, fe.global_position DESC LIMIT 1)`;
-
-/**
- * The idle look of a processor with types ($1, $2: how far it has read; $3: its types; $4: page
- * size): the idle peek's fence and first event, plus, over the first $4 events below the fence,
- * whether any is of its types and where the page ends (both index-ordered reads from the position).
- */
-export function typedPeekSql(q: string): string {
-  // fenced: whether the newest event waits behind the fence, not the next one. A page skipped below
-  // the fence can leave events of this processor's types behind it, whose append signals have been
-  // spent: only a look soon (fencedBacklog) finds them before the idle interval ends.
-  return `SELECT f.fence::text AS fence, n.tx < f.fence AS pending, ${newestTransaction(q)} >= f.fence AS fenced,
-                 p.wanted, p.seen, p.last_tx, p.last_pos::text AS last_pos
-            FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS fence) f
-            LEFT JOIN LATERAL (
-              SELECT transaction_id AS tx FROM ${q}.events
-               WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint)
-               ORDER BY transaction_id, global_position LIMIT 1) n ON true
-            LEFT JOIN LATERAL (
-              SELECT bool_or(page.type = ANY($3::text[])) AS wanted, count(*)::int AS seen,
-                     (array_agg(page.transaction_id::text ORDER BY page.transaction_id DESC, page.global_position DESC))[1] AS last_tx,
-                     (array_agg(page.global_position ORDER BY page.transaction_id DESC, page.global_position DESC))[1] AS last_pos
-                FROM (SELECT type, transaction_id, global_position FROM ${q}.events
-                       WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint) AND transaction_id < f.fence
-                       ORDER BY transaction_id, global_position LIMIT $4) page) p ON true`;
-}
-
-/**
- * The batch statement ($1: processor, $2: instance, $3: batch size; $4, $5: how far this instance
- * has read): the checkpoint row (locked for a transactional batch; no row: the lease is not ours),
- * the fence, whether committed events wait behind it, and the next page of events below it. The
- * checkpoint's columns come on the first row only: repeated on every row of a 5,000-event replay
- * batch, reading them back cost a sixth of the batch.
- */
-export function batchSql(q: string, locked: boolean): string {
-  return `WITH cp AS (
-            SELECT transaction_id, global_position, pg_snapshot_xmin(pg_current_snapshot()) AS fence
-              FROM ${q}.checkpoints
-             WHERE processor = $1 AND lease_owner = $2 AND lease_expires_at > now()
-             ${locked ? 'FOR UPDATE' : ''})
-          SELECT CASE WHEN e.n IS NULL OR e.n = 1 THEN cp.transaction_id::text END AS cp_tx,
-                 CASE WHEN e.n IS NULL OR e.n = 1 THEN cp.global_position END AS cp_pos,
-                 CASE WHEN e.n IS NULL OR e.n = 1 THEN cp.fence::text END AS fence_tx,
-                 CASE WHEN e.n IS NULL OR e.n = 1 THEN ${newestTransaction(q)} >= cp.fence END AS fenced,
-                 e.*
-            FROM cp LEFT JOIN LATERAL (
-              SELECT page.*, (row_number() OVER ())::int AS n FROM (
-                SELECT ${EVENT_COLUMNS} FROM ${q}.events ev
-                 -- From the later of the stored checkpoint and how far this instance has read, as ONE
-                 -- row comparison: the index scan starts there (of two, it started at the first and
-                 -- stepped through every entry up to the second: all the events a typed processor
-                 -- had skipped in memory, on every batch).
-                 WHERE (ev.transaction_id, ev.global_position) > (
-                         CASE WHEN (cp.transaction_id, cp.global_position) > ($4::xid8, $5::bigint) THEN cp.transaction_id ELSE $4::xid8 END,
-                         CASE WHEN (cp.transaction_id, cp.global_position) > ($4::xid8, $5::bigint) THEN cp.global_position ELSE $5::bigint END)
-                   AND ev.transaction_id < cp.fence
-                 ORDER BY ev.transaction_id, ev.global_position
-                 LIMIT $3) page) e ON true`;
-}
-
-/**
- * The idle poll's one statement ($1, $2: the checkpoint): the fence, and whether the first event
- * after the checkpoint is due (`pending`) or waits behind the fence (`fenced`); both null when the
- * log holds nothing after it.
- */
-export function idlePeekSql(q: string): string {
-  return `SELECT f.fence::text AS fence, n.tx < f.fence AS pending, n.tx >= f.fence AS fenced
-            FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS fence) f
-            LEFT JOIN LATERAL (
-              SELECT transaction_id AS tx FROM ${q}.events
-               WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint)
-               ORDER BY transaction_id, global_position LIMIT 1) n ON true`;
 }

@@ -86,18 +86,20 @@ export interface Relay {
  *
  * The checkpoint only ever moves past acknowledged events, as §4 asks, but it is stored at most
  * every 250 ms (`checkpointEveryMs` of the runner) and on stop, not after every batch: under a
- * steady trickle of appends a committed write per batch of one or two events sat on every event's
- * path to JetStream (slice bench at 200 commands/s, three runs each: p99 40–77 ms with it, 40–49 ms
- * without). What a crash leaves past the checkpoint is found in the stream on restart, above.
+ * steady trickle of appends a committed write per batch of one or two events would sit on every
+ * event's path to JetStream. What a crash leaves past the checkpoint is found in the stream on
+ * restart, above.
  *
  * The publishes run outside any transaction (`handleOutsideTransaction`): a batch transaction would
  * hold a transaction id across the PubAck round trips, and every processor's xmin fence in the
  * cluster would wait behind it. While the connection is down the relay fails fast rather than
- * waiting out publish timeouts.
+ * waiting out publish timeouts. That mode is why the relay drives a ProcessorRunner itself instead of
+ * extending the EventProcessor base of @headspace/platform, whose handlers write in the batch's
+ * transaction.
  *
  * Where ARCHITECTURE.md §4 says `js.publish`: the publishes are JetStream's, with the same msgID,
  * expected stream and awaited PubAck, but their acks come back on one reply subscription
- * (PipelinedPublisher) instead of one request each: about a third of the client CPU per event.
+ * (PipelinedPublisher) instead of one request each, a fraction of the client CPU per event.
  */
 export async function createRelay(options: RelayOptions): Promise<Relay> {
   const nc = options.nc;

@@ -31,9 +31,7 @@ interface PubAckBody {
  * server's 503 when no stream captures the subject) settles the promise of message n. This is
  * JetStream's asynchronous publish, as nats.go's PublishAsync does it; nats.js's `js.publish` makes a
  * request of each message instead: a request object, a timer and an error with a captured stack per
- * message. Measured here (20,000 messages, awaited in groups of 50, same payload and headers): 28–34
- * against 8–10 µs of client CPU per message, 30,000 against 70,000–80,000 messages/s. In the cost
- * governor the relay's publishes were about half of its CPU per may-spend + record-usage pair.
+ * message, several times the client CPU of this path (figures: bench/README.md, docs/adr/0003).
  *
  * Timeouts are swept by one timer, in publish order (every message gets the same timeout).
  */

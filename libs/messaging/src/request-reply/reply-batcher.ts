@@ -3,7 +3,7 @@ import type { Msg, MsgHdrs } from '@nats-io/nats-core';
 /**
  * Replies wait for the end of the event-loop turn and go out together: the NATS client writes its
  * outbound buffer once per microtask checkpoint, so replies finished in different microtasks each
- * cost a socket write of their own — under load a fifth of a busy service's CPU. Sent from one
+ * cost a socket write of their own, a system call per reply under load. Sent from one
  * `setImmediate`, every reply finished in the same turn shares one write; alone, a reply waits only
  * for the rest of the turn.
  */

@@ -13,9 +13,8 @@ export function connectNats(options: NatsConnectionOptions): Promise<NatsConnect
     name: options.name,
     maxReconnectAttempts: -1,
     timeout: 10_000,
-    // Without this every request (each relay publish awaits a PubAck through one) builds an Error up
-    // front to keep the caller's stack for a later failure: ~8% of a busy service's CPU. Our
-    // messaging errors name the subject and the operation instead.
+    // Without this every request builds an Error up front to keep the caller's stack for a later
+    // failure, on every request's path. Our messaging errors name the subject and the operation instead.
     noAsyncTraces: true,
   });
 }

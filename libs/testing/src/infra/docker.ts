@@ -1,12 +1,29 @@
 import { request } from 'node:http';
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { repoRoot, type Log } from './util';
+import type { Log } from './util';
+
+/** Where the infra harness gets PostgreSQL and NATS for a test run (the `HS_TEST_INFRA` switch). */
+export type TestInfraMode = 'local' | 'containers';
+
+/**
+ * `HS_TEST_INFRA`: unset, empty or `local` → the servers on the default ports or local daemons;
+ * `containers` → testcontainers. Any other value is refused, so a typo never quietly means local.
+ */
+export function testInfraMode(env: NodeJS.ProcessEnv = process.env): TestInfraMode {
+  const value = env.HS_TEST_INFRA?.trim() ?? '';
+  if (value === '' || value === 'local') return 'local';
+  if (value === 'containers') return 'containers';
+  throw new Error(`HS_TEST_INFRA=${value} is not a test infrastructure: use 'containers' (testcontainers, needs a Docker engine) or 'local' (the default)`);
+}
+
+/** The Docker engine address testcontainers and dockerEngineAvailable use. */
+export function dockerHost(env: NodeJS.ProcessEnv = process.env): string {
+  return env.DOCKER_HOST || 'unix:///var/run/docker.sock';
+}
 
 /** True when a Docker engine answers GET /_ping (DOCKER_HOST unix:// or tcp://, else /var/run/docker.sock). */
 export function dockerEngineAvailable(timeoutMs = 1_500): Promise<boolean> {
-  const host = process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock';
+  const host = dockerHost();
   const target = host.startsWith('unix://')
     ? { socketPath: host.slice('unix://'.length) }
     : (() => {
@@ -25,54 +42,42 @@ export function dockerEngineAvailable(timeoutMs = 1_500): Promise<boolean> {
   });
 }
 
-interface StartedContainer {
-  getHost(): string;
-  getMappedPort(port: number): number;
+/** The switch asked for containers: without an engine that is an error, never a quiet fall back to local servers. */
+export async function requireDockerEngine(): Promise<void> {
+  if (await dockerEngineAvailable()) return;
+  throw new Error(
+    `HS_TEST_INFRA=containers, but no Docker engine answers at ${dockerHost()}: start Docker (or set DOCKER_HOST to a running engine), or unset HS_TEST_INFRA to use local PostgreSQL and nats-server`,
+  );
 }
-interface ContainerBuilder {
-  withEnvironment(env: Record<string, string>): ContainerBuilder;
-  withExposedPorts(...ports: number[]): ContainerBuilder;
-  withCommand(cmd: string[]): ContainerBuilder;
-  withWaitStrategy(strategy: unknown): ContainerBuilder;
-  start(): Promise<StartedContainer>;
-}
-interface TestcontainersModule {
-  GenericContainer: new (image: string) => ContainerBuilder;
-  Wait: { forLogMessage(message: RegExp | string, times?: number): unknown };
+
+export interface Containers {
+  databaseUrl?: string;
+  natsUrl?: string;
+  stop(): Promise<void>;
 }
 
 /**
- * Starts PostgreSQL 16 and NATS 2.10 (-js) with testcontainers, when that optional package is
- * installed (it is not a dependency of this repo). Containers live as long as this process
- * (testcontainers' reaper removes them), so this suits a test session, not `npm start`.
- * Returns undefined — with the reason logged — when the path is unavailable.
+ * Starts PostgreSQL 16 and NATS 2.10 (-js) with testcontainers. The modules load only here: the
+ * local path (and `npm start`) never pays for them. Containers live until `stop` or the end of
+ * this process (testcontainers' reaper removes them), so this suits a test session only.
  */
-export async function startWithTestcontainers(
-  log: Log,
-  want: { postgres: boolean; nats: boolean },
-): Promise<{ databaseUrl?: string; natsUrl?: string } | undefined> {
-  let modulePath: string;
-  try {
-    modulePath = createRequire(join(repoRoot(), 'package.json')).resolve('testcontainers');
-  } catch {
-    log('Docker engine found, but the optional `testcontainers` package is not installed; skipping containers');
-    return undefined;
-  }
-  const tc = (await import(modulePath)) as TestcontainersModule;
-  const result: { databaseUrl?: string; natsUrl?: string } = {};
-  if (want.postgres) {
-    log('starting a postgres:16 container with testcontainers');
-    const c = await new tc.GenericContainer('postgres:16')
-      .withEnvironment({ POSTGRES_HOST_AUTH_METHOD: 'trust' })
-      .withExposedPorts(5432)
-      .withWaitStrategy(tc.Wait.forLogMessage(/database system is ready to accept connections/, 2))
-      .start();
-    result.databaseUrl = `postgres://postgres@${c.getHost()}:${c.getMappedPort(5432)}/postgres`;
-  }
-  if (want.nats) {
-    log('starting a nats:2.10 (-js) container with testcontainers');
-    const c = await new tc.GenericContainer('nats:2.10').withCommand(['-js']).withExposedPorts(4222).start();
-    result.natsUrl = `nats://${c.getHost()}:${c.getMappedPort(4222)}`;
-  }
-  return result;
+export async function startContainers(log: Log, want: { postgres: boolean; nats: boolean }): Promise<Containers> {
+  const [{ GenericContainer, Wait }, { PostgreSqlContainer }] = await Promise.all([import('testcontainers'), import('@testcontainers/postgresql')]);
+  const [postgres, nats] = await Promise.all([
+    want.postgres
+      ? (log('starting a postgres:16 container (testcontainers)'),
+        new PostgreSqlContainer('postgres:16').withUsername('postgres').withPassword('postgres').withDatabase('postgres').start())
+      : undefined,
+    want.nats
+      ? (log('starting a nats:2.10 -js container (testcontainers)'),
+        new GenericContainer('nats:2.10').withCommand(['-js']).withExposedPorts(4222).withWaitStrategy(Wait.forLogMessage(/Server is ready/)).start())
+      : undefined,
+  ]);
+  return {
+    databaseUrl: postgres?.getConnectionUri(),
+    natsUrl: nats ? `nats://${nats.getHost()}:${nats.getMappedPort(4222)}` : undefined,
+    stop: async () => {
+      await Promise.all([postgres?.stop(), nats?.stop()]);
+    },
+  };
 }

@@ -13,8 +13,8 @@ async function main(argv: string[]): Promise<void> {
     stderrLog(stopped.length ? `stopped ${stopped.join(', ')}` : 'no local servers were running');
     return;
   }
-  // No testcontainers here: containers would die with this short-lived process.
-  const infra = await ensureInfra({ docker: false });
+  // Local whatever HS_TEST_INFRA says: containers would die with this short-lived process.
+  const infra = await ensureInfra({ infra: 'local' });
   for (const item of infra.provisioned) stderrLog(`provisioned ${item}`);
   process.stdout.write(`DATABASE_URL=${infra.databaseUrl}\nNATS_URL=${infra.natsUrl}\n`);
 }

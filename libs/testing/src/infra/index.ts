@@ -4,5 +4,6 @@ export { startNatsServer, natsStatus, findNatsServerBinary, startNatsDaemon, sto
 export type { NatsServerHandle, NatsStatus } from './nats';
 export { pgStatus, ensureDatabase, startPgDaemon, stopPgDaemon, findSystemPgBinDir, startPgServer } from './postgres';
 export type { PgStatus, PgServerHandle } from './postgres';
-export { dockerEngineAvailable } from './docker';
+export { dockerEngineAvailable, testInfraMode } from './docker';
+export type { TestInfraMode } from './docker';
 export { freePort, tcpOpen } from './util';

@@ -1,14 +1,10 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { approvalDecided, ErrorCodes, EventRegistry, HeadspaceError, usdAmountSchema, type EventData } from '@headspace/contracts';
+import { Controller, Inject } from '@nestjs/common';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import { approvalDecided, ErrorCodes, HeadspaceError, usdAmountSchema, type EventData } from '@headspace/contracts';
 import { quoteIdent } from '@headspace/event-store';
-import { createConsumer, ensureStream, eventStreamFor, type ConsumedEvent, type EventConsumer } from '@headspace/messaging';
-import { NATS_CONNECTION, PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/nats-core';
-import type { Pool, PoolClient } from 'pg';
+import type { ConsumedEvent, EventContext } from '@headspace/messaging';
+import { SERVICE_SCHEMA } from '@headspace/platform';
 import { BudgetCommands } from '../budget-commands.service';
-
-const registry = new EventRegistry([approvalDecided]);
 
 /** `addUsd=1.50`, `addUsd: $1.50`, `+$1.50` in the approver's reason choose the top-up. */
 export function addUsdFromReason(reason: string | undefined): bigint | undefined {
@@ -25,45 +21,20 @@ export function addUsdFromReason(reason: string | undefined): bigint | undefined
  * `budget.approval-requested` event in our own log; when that link is not committed yet the message
  * is retried with backoff.
  */
-@Injectable()
-export class ApprovalDecidedConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
+@Controller()
+export class ApprovalDecidedConsumer {
   static readonly durable = 'cost-governor-budget-approvals';
-  private readonly logger = new Logger('ApprovalDecided');
   private readonly q: string;
-  private consumer?: EventConsumer;
 
   constructor(
-    @Inject(PG_POOL) private readonly pool: Pool,
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(SERVICE_SCHEMA) private readonly schema: string,
+    @Inject(SERVICE_SCHEMA) schema: string,
     private readonly commands: BudgetCommands,
   ) {
     this.q = quoteIdent(schema);
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    // Declared here too (idempotently), so the cost-governor can start before the team-manager.
-    const stream = eventStreamFor('team-manager');
-    await ensureStream(await jetstreamManager(this.nc), stream);
-    this.consumer = await createConsumer({
-      js: jetstream(this.nc),
-      pool: this.pool,
-      schema: this.schema,
-      stream: stream.name,
-      durable: ApprovalDecidedConsumer.durable,
-      filterSubjects: approvalDecided.subject,
-      backoffMs: [250, 1_000, 5_000, 15_000],
-      decode: (event) => ({ ...event, data: registry.parse(event.type, event.data) }),
-      handle: (event, tx) => this.apply(event as ConsumedEvent<EventData<typeof approvalDecided>>, tx),
-      onError: (error) => this.logger.warn(`approval decided: ${(error as Error).message}`),
-    });
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.consumer?.stop();
-  }
-
-  private async apply(event: ConsumedEvent<EventData<typeof approvalDecided>>, tx: PoolClient): Promise<void> {
+  @EventPattern(approvalDecided, { durable: ApprovalDecidedConsumer.durable, backoffMs: [250, 1_000, 5_000, 15_000] })
+  async apply(@Payload() event: ConsumedEvent<EventData<typeof approvalDecided>>, @Ctx() { tx }: EventContext): Promise<void> {
     const d = event.data;
     if (d.kind !== 'budget-overrun') return;
     const { rows } = await tx.query<{ budget_id: string }>(

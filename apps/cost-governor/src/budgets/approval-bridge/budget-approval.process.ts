@@ -1,16 +1,16 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { HeadspaceError, microsToUsd, requestApproval, type budgetPaused, type EventData } from '@headspace/contracts';
-import { EventStore, ProcessorRunner, type RecordedEvent } from '@headspace/event-store';
+import { EventStore, type RecordedEvent } from '@headspace/event-store';
 import { request } from '@headspace/messaging';
-import { APP_CONFIG, NATS_CONNECTION, PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
+import { APP_CONFIG, EventProcessor, NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
-import type { Pool } from 'pg';
 import type { AppConfig } from '../../config';
-import { decodeWanted } from '../../shared/decode-wanted';
 import { BudgetCommands } from '../budget-commands.service';
 
 /** The summary the seed's journey 11 shows the operator. */
 export const BUDGET_APPROVAL_SUMMARY = 'Budget 95% consumed. Continue?';
+
+type PauseEvent = RecordedEvent<EventData<typeof budgetPaused>>;
 
 const retryable = (code: string) => code.startsWith('MESSAGING.') || code === 'INTERNAL.UNEXPECTED' || code === 'DATABASE.UNAVAILABLE';
 
@@ -22,42 +22,22 @@ const retryable = (code: string) => code.startsWith('MESSAGING.') || code === 'I
  * `resolve-budget-pause` still resolves the pause directly.
  */
 @Injectable()
-export class BudgetApprovalProcess implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger('BudgetApprovals');
-  readonly runner: ProcessorRunner;
-
+export class BudgetApprovalProcess extends EventProcessor<PauseEvent> {
   constructor(
-    @Inject(PG_POOL) pool: Pool,
-    @Inject(SERVICE_SCHEMA) schema: string,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly commands: BudgetCommands,
     store: EventStore,
   ) {
-    this.runner = new ProcessorRunner({
-      pool,
-      schema,
-      name: 'process:budget-approvals',
-      types: ['budget.paused'],
-      // Batches count every event of the log, not only pauses (rare: once per budget and period).
-      batchSize: 500,
-      decode: decodeWanted(store, ['budget.paused']),
-      handle: async (events) => {
-        for (const event of events) await this.ask(event as RecordedEvent<EventData<typeof budgetPaused>>);
-      },
-      onError: (error) => this.logger.warn(`budget approvals: ${(error as Error).message}`),
-    });
+    // Batches count every event of the log, not only pauses (rare: once per budget and period).
+    super(store, { name: 'process:budget-approvals', types: ['budget.paused'], batchSize: 500 });
   }
 
-  onApplicationBootstrap(): void {
-    this.runner.start();
+  protected async handle(events: PauseEvent[]): Promise<void> {
+    for (const event of events) await this.ask(event);
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.runner.stop();
-  }
-
-  private async ask(event: RecordedEvent<EventData<typeof budgetPaused>>): Promise<void> {
+  private async ask(event: PauseEvent): Promise<void> {
     const d = event.data;
     let approvalId: string;
     try {

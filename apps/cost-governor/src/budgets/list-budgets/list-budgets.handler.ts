@@ -1,11 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Controller } from '@nestjs/common';
+import { MessagePattern } from '@nestjs/microservices';
 import { listBudgets, type BudgetScope } from '@headspace/contracts';
 import { quoteIdent } from '@headspace/event-store';
-import { NATS_CONNECTION, PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
+import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
 import type { Pool } from 'pg';
 import type { z } from 'zod';
-import { ServedHandler } from '@headspace/platform';
 
 interface BudgetRow {
   budget_id: string;
@@ -21,19 +20,18 @@ interface BudgetRow {
 }
 
 /** `list-budgets`: budgets from the projection for dashboards (decisions never read it). */
-@Injectable()
-export class ListBudgetsHandler extends ServedHandler<typeof listBudgets> {
+@Controller()
+export class ListBudgetsHandler {
   private readonly q: string;
 
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(SERVICE_SCHEMA) schema: string,
-    @Inject(NATS_CONNECTION) nc: NatsConnection,
   ) {
-    super(listBudgets, nc);
     this.q = quoteIdent(schema);
   }
 
+  @MessagePattern(listBudgets)
   async handle(request: z.output<typeof listBudgets.request>) {
     const { rows } = await this.pool.query<BudgetRow>(
       `SELECT b.budget_id, b.scope, b.status, b.period, b.period_start, b.limit_micros::text, b.spent_micros::text, b.warned, b.approval_id,

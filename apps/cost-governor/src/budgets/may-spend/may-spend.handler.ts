@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Controller } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { ErrorCodes, HeadspaceError, maySpend, type ResponseOf } from '@headspace/contracts';
 import { idFromCommand } from '@headspace/event-store';
 import type { RequestContext } from '@headspace/messaging';
-import { APP_CONFIG, NATS_CONNECTION } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
+import { APP_CONFIG } from '@headspace/platform';
 import type { z } from 'zod';
 import type { AppConfig } from '../../config';
 import { costOf } from '../../prices/cost';
@@ -12,7 +12,6 @@ import { recordBudgetMetrics, recordDecisionMetric } from '../../reporting/cost-
 import { annotateDecisionSpan } from '../../reporting/cost-span-attributes';
 import { routeModel } from '../../routing/model-router';
 import { metadataOf } from '../../shared/event-metadata';
-import { ServedHandler } from '@headspace/platform';
 import { applicableBudgetIds } from '../applicable-budgets';
 import { budgetDecider, type ActiveBudget, type BudgetCommand } from '../budget.decider';
 import { BudgetGroupCommit } from '../budget-group-commit';
@@ -36,17 +35,15 @@ const SEVERITY: Record<string, { rank: number; decision: Reply['decision'] }> = 
  * tick (BudgetGroupCommit). Refusals (paused, stopped, exceeded) are answers, not errors; nothing is
  * recorded for them.
  */
-@Injectable()
-export class MaySpendHandler extends ServedHandler<typeof maySpend> {
+@Controller()
+export class MaySpendHandler {
   constructor(
     private readonly groupCommit: BudgetGroupCommit,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(NATS_CONNECTION) nc: NatsConnection,
-  ) {
-    super(maySpend, nc);
-  }
+  ) {}
 
-  async handle(request: z.output<typeof maySpend.request>, ctx: RequestContext): Promise<Reply> {
+  @MessagePattern(maySpend)
+  async handle(@Payload() request: z.output<typeof maySpend.request>, @Ctx() ctx: RequestContext): Promise<Reply> {
     const commandId = ctx.commandId ?? randomUUID();
     const now = new Date();
     const reservationId = idFromCommand(commandId, 'reservation');

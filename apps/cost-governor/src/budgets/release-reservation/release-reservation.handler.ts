@@ -1,26 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { ErrorCodes, HeadspaceError, releaseReservation } from '@headspace/contracts';
 import type { RequestContext } from '@headspace/messaging';
-import { NATS_CONNECTION } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
 import { metadataOf } from '../../shared/event-metadata';
-import { ServedHandler } from '@headspace/platform';
 import { applicableBudgetIds } from '../applicable-budgets';
 import { BudgetGroupCommit } from '../budget-group-commit';
 
 /** `release-reservation`: the call did not happen (or failed before billing): give its holds back now, not at expiry. */
-@Injectable()
-export class ReleaseReservationHandler extends ServedHandler<typeof releaseReservation> {
+@Controller()
+export class ReleaseReservationHandler {
   constructor(
     private readonly groupCommit: BudgetGroupCommit,
-    @Inject(NATS_CONNECTION) nc: NatsConnection,
-  ) {
-    super(releaseReservation, nc);
-  }
+  ) {}
 
-  async handle(request: z.output<typeof releaseReservation.request>, ctx: RequestContext) {
+  @MessagePattern(releaseReservation)
+  async handle(@Payload() request: z.output<typeof releaseReservation.request>, @Ctx() ctx: RequestContext) {
     const commandId = ctx.commandId ?? randomUUID();
     const budgetIds = applicableBudgetIds(request.attribution);
     const metadata = metadataOf(ctx, commandId);

@@ -1,26 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { ErrorCodes, HeadspaceError, resolveBudgetPause } from '@headspace/contracts';
 import type { RequestContext } from '@headspace/messaging';
-import { NATS_CONNECTION } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
 import { metadataOf } from '../../shared/event-metadata';
-import { ServedHandler } from '@headspace/platform';
 import { BudgetCommands } from '../budget-commands.service';
 import { toBudgetView } from '../budget-view';
 
 /** `resolve-budget-pause`: approve (raise the limit, resume) or deny (stop) a paused budget, without the team-manager. */
-@Injectable()
-export class ResolveBudgetPauseHandler extends ServedHandler<typeof resolveBudgetPause> {
+@Controller()
+export class ResolveBudgetPauseHandler {
   constructor(
     private readonly commands: BudgetCommands,
-    @Inject(NATS_CONNECTION) nc: NatsConnection,
-  ) {
-    super(resolveBudgetPause, nc);
-  }
+  ) {}
 
-  async handle(request: z.output<typeof resolveBudgetPause.request>, ctx: RequestContext) {
+  @MessagePattern(resolveBudgetPause)
+  async handle(@Payload() request: z.output<typeof resolveBudgetPause.request>, @Ctx() ctx: RequestContext) {
     const commandId = ctx.commandId ?? randomUUID();
     const outcome = await this.commands.run(
       request.budgetId,

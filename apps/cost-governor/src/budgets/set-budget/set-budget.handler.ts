@@ -1,25 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { budgetIdOf, setBudget } from '@headspace/contracts';
 import type { RequestContext } from '@headspace/messaging';
-import { NATS_CONNECTION } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
 import { metadataOf } from '../../shared/event-metadata';
-import { ServedHandler } from '@headspace/platform';
 import { BudgetCommands } from '../budget-commands.service';
 
 /** `set-budget`: creates or changes a budget (USD limit, per-turn token caps, period). */
-@Injectable()
-export class SetBudgetHandler extends ServedHandler<typeof setBudget> {
+@Controller()
+export class SetBudgetHandler {
   constructor(
     private readonly commands: BudgetCommands,
-    @Inject(NATS_CONNECTION) nc: NatsConnection,
-  ) {
-    super(setBudget, nc);
-  }
+  ) {}
 
-  async handle(request: z.output<typeof setBudget.request>, ctx: RequestContext) {
+  @MessagePattern(setBudget)
+  async handle(@Payload() request: z.output<typeof setBudget.request>, @Ctx() ctx: RequestContext) {
     const commandId = ctx.commandId ?? randomUUID();
     const budgetId = budgetIdOf(request.scope);
     const outcome = await this.commands.run(

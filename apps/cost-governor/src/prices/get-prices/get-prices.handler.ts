@@ -1,20 +1,16 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
+import { MessagePattern } from '@nestjs/microservices';
 import { getPrices } from '@headspace/contracts';
-import { NATS_CONNECTION } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
-import { ServedHandler } from '@headspace/platform';
 import { PriceCatalog } from '../price-catalog.service';
 
 /** `prices.get`: the price table in effect. */
-@Injectable()
-export class GetPricesHandler extends ServedHandler<typeof getPrices> {
+@Controller()
+export class GetPricesHandler {
   constructor(
     private readonly catalog: PriceCatalog,
-    @Inject(NATS_CONNECTION) nc: NatsConnection,
-  ) {
-    super(getPrices, nc);
-  }
+  ) {}
 
+  @MessagePattern(getPrices)
   async handle() {
     return { table: (await this.catalog.fresh()).table };
   }

@@ -1,29 +1,27 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Controller } from '@nestjs/common';
+import { MessagePattern } from '@nestjs/microservices';
 import { getQuota, rateLimitInfoSchema } from '@headspace/contracts';
 import { EventStore, quoteIdent } from '@headspace/event-store';
-import { NATS_CONNECTION, PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
+import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
 import type { Pool } from 'pg';
 import type { z } from 'zod';
-import { ServedHandler } from '@headspace/platform';
 import { weeklyLimitOf } from '../quota-limits';
 import { predictExhaustion, weekStartOf } from '../week';
 
 /** `get-quota`: this week's consumption by surface and agent, run rate, predicted exhaustion, last rate-limit status. */
-@Injectable()
-export class GetQuotaHandler extends ServedHandler<typeof getQuota> {
+@Controller()
+export class GetQuotaHandler {
   private readonly q: string;
 
   constructor(
     private readonly store: EventStore,
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(SERVICE_SCHEMA) schema: string,
-    @Inject(NATS_CONNECTION) nc: NatsConnection,
   ) {
-    super(getQuota, nc);
     this.q = quoteIdent(schema);
   }
 
+  @MessagePattern(getQuota)
   async handle(request: z.output<typeof getQuota.request>) {
     const now = new Date();
     const weekStart = weekStartOf(now);

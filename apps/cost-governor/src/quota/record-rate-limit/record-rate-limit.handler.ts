@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Controller } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { recordRateLimit } from '@headspace/contracts';
 import { EventStore } from '@headspace/event-store';
 import type { RequestContext } from '@headspace/messaging';
-import { APP_CONFIG, NATS_CONNECTION } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
+import { APP_CONFIG } from '@headspace/platform';
 import type { z } from 'zod';
 import type { AppConfig } from '../../config';
 import { metadataOf } from '../../shared/event-metadata';
-import { ServedHandler } from '@headspace/platform';
 import { inTransaction } from '../../shared/transaction';
 import { weekStartOf } from '../week';
 
@@ -17,17 +16,15 @@ import { weekStartOf } from '../week';
  * `quota.rate-limit-status`; at ≥ HS_QUOTA_ALERT_PERCENT utilisation a `quota.alert` fires once per
  * reset window (its stream is keyed by the window, so a second report finds it taken).
  */
-@Injectable()
-export class RecordRateLimitHandler extends ServedHandler<typeof recordRateLimit> {
+@Controller()
+export class RecordRateLimitHandler {
   constructor(
     private readonly store: EventStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(NATS_CONNECTION) nc: NatsConnection,
-  ) {
-    super(recordRateLimit, nc);
-  }
+  ) {}
 
-  async handle(request: z.output<typeof recordRateLimit.request>, ctx: RequestContext) {
+  @MessagePattern(recordRateLimit)
+  async handle(@Payload() request: z.output<typeof recordRateLimit.request>, @Ctx() ctx: RequestContext) {
     const commandId = ctx.commandId ?? randomUUID();
     const now = new Date().toISOString();
     const metadata = metadataOf(ctx, commandId);

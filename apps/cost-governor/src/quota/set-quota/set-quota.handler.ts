@@ -1,26 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { quotaStreamId, setQuota } from '@headspace/contracts';
 import { EventStore, withRetry } from '@headspace/event-store';
 import type { RequestContext } from '@headspace/messaging';
-import { NATS_CONNECTION } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
 import { metadataOf } from '../../shared/event-metadata';
-import { ServedHandler } from '@headspace/platform';
 import { weeklyLimitOf } from '../quota-limits';
 
 /** `set-quota`: a project's weekly USD quota (seed 003 Req 15.5), alerting at HS_QUOTA_ALERT_PERCENT. */
-@Injectable()
-export class SetQuotaHandler extends ServedHandler<typeof setQuota> {
+@Controller()
+export class SetQuotaHandler {
   constructor(
     private readonly store: EventStore,
-    @Inject(NATS_CONNECTION) nc: NatsConnection,
-  ) {
-    super(setQuota, nc);
-  }
+  ) {}
 
-  async handle(request: z.output<typeof setQuota.request>, ctx: RequestContext) {
+  @MessagePattern(setQuota)
+  async handle(@Payload() request: z.output<typeof setQuota.request>, @Ctx() ctx: RequestContext) {
     const commandId = ctx.commandId ?? randomUUID();
     const streamId = quotaStreamId(request.project);
     return withRetry(async () => {

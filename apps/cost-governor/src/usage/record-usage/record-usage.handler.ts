@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Controller } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { microsToUsd, recordUsage, type EventData, type ResponseOf, type usageRecorded } from '@headspace/contracts';
 import { EventStore, idFromCommand, type RecordedEvent } from '@headspace/event-store';
 import type { RequestContext } from '@headspace/messaging';
-import { APP_CONFIG, NATS_CONNECTION } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
+import { APP_CONFIG } from '@headspace/platform';
 import type { z } from 'zod';
 import type { AppConfig } from '../../config';
 import { applicableBudgetIds } from '../../budgets/applicable-budgets';
@@ -16,7 +16,6 @@ import { costOf } from '../../prices/cost';
 import { recordBudgetMetrics, recordUsageMetrics } from '../../reporting/cost-metrics';
 import { annotateUsageSpan } from '../../reporting/cost-span-attributes';
 import { metadataOf } from '../../shared/event-metadata';
-import { ServedHandler } from '@headspace/platform';
 
 export const usageStreamId = (usageId: string) => `usage-${usageId}`;
 
@@ -29,18 +28,16 @@ type Reply = ResponseOf<typeof recordUsage>;
  * firing thresholds. Settling never fails on a paused or stopped budget: in-flight calls finish.
  * Idempotent by command id (the usage id derives from it).
  */
-@Injectable()
-export class RecordUsageHandler extends ServedHandler<typeof recordUsage> {
+@Controller()
+export class RecordUsageHandler {
   constructor(
     private readonly groupCommit: BudgetGroupCommit,
     private readonly store: EventStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(NATS_CONNECTION) nc: NatsConnection,
-  ) {
-    super(recordUsage, nc);
-  }
+  ) {}
 
-  async handle(request: z.output<typeof recordUsage.request>, ctx: RequestContext): Promise<Reply> {
+  @MessagePattern(recordUsage)
+  async handle(@Payload() request: z.output<typeof recordUsage.request>, @Ctx() ctx: RequestContext): Promise<Reply> {
     const commandId = ctx.commandId ?? randomUUID();
     const usageId = idFromCommand(commandId, 'usage');
     const occurredAt = request.occurredAt ?? new Date().toISOString();

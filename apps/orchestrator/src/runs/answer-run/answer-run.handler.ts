@@ -1,4 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern } from '@nestjs/microservices';
 import { ErrorCodes, HeadspaceError, answerRun } from '@headspace/contracts';
 import { EventStore, withRetry } from '@headspace/event-store';
 import { NATS_CONNECTION } from '@headspace/platform';
@@ -6,25 +7,24 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
 import { PlanApproval } from '../plan-approval';
 import { RunRecorder } from '../run-recorder';
-import { ServedHandler } from '@headspace/platform';
 
 /**
  * `hs.cmd.orchestrator.answer-run`: the operator answers Robbo, accepts the spec, approves, edits or
  * turns down Gavin's tasks, or answers an escalation. The run process is woken by the event.
  */
-@Injectable()
-export class AnswerRunHandler extends ServedHandler<typeof answerRun> {
+@Controller()
+export class AnswerRunHandler {
   private readonly approvals: PlanApproval;
 
   constructor(
     private readonly store: EventStore,
     @Inject(NATS_CONNECTION) nc: NatsConnection,
   ) {
-    super(answerRun, nc);
     this.approvals = new PlanApproval(nc);
   }
 
   /** The run process may append to the run at the same moment: on a version conflict the answer is decided again on the new state. */
+  @MessagePattern(answerRun)
   handle(body: z.output<typeof answerRun.request>) {
     return withRetry(() => this.answer(body));
   }

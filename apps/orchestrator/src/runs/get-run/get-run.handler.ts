@@ -1,32 +1,30 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Controller } from '@nestjs/common';
+import { MessagePattern } from '@nestjs/microservices';
 import { ErrorCodes, HeadspaceError, getRun } from '@headspace/contracts';
 import { EventStore, quoteIdent } from '@headspace/event-store';
-import { NATS_CONNECTION, PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
+import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
 import type { Pool } from 'pg';
 import type { z } from 'zod';
 import { RunRecorder } from '../run-recorder';
 import { runView } from '../run-view';
-import { ServedHandler } from '@headspace/platform';
 
 /**
  * `hs.qry.orchestrator.get-run`: folds the run's stream (always current; a run has hundreds of
  * events at most) and adds each running session's last activity from the agent-sessions projection.
  */
-@Injectable()
-export class GetRunHandler extends ServedHandler<typeof getRun> {
+@Controller()
+export class GetRunHandler {
   private readonly q: string;
 
   constructor(
     private readonly store: EventStore,
-    @Inject(NATS_CONNECTION) nc: NatsConnection,
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(SERVICE_SCHEMA) schema: string,
   ) {
-    super(getRun, nc);
     this.q = quoteIdent(schema);
   }
 
+  @MessagePattern(getRun)
   async handle({ runId }: z.output<typeof getRun.request>) {
     const state = (await RunRecorder.load(this.store, runId)).state;
     if (!state.started) throw new HeadspaceError(ErrorCodes.runNotFound, `No run "${runId}"`, { field: 'runId' });

@@ -1,11 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Controller } from '@nestjs/common';
+import { MessagePattern } from '@nestjs/microservices';
 import { ErrorCodes, HeadspaceError, listRuns, type RunView } from '@headspace/contracts';
 import { quoteIdent } from '@headspace/event-store';
-import { NATS_CONNECTION, PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
+import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
 import type { Pool } from 'pg';
 import type { z } from 'zod';
-import { ServedHandler } from '@headspace/platform';
 
 interface RunRow {
   run_id: string;
@@ -32,19 +31,18 @@ function decodeCursor(cursor: string): [string, string] {
 }
 
 /** `hs.qry.orchestrator.list-runs`: the runs projection, newest first, keyset-paged. */
-@Injectable()
-export class ListRunsHandler extends ServedHandler<typeof listRuns> {
+@Controller()
+export class ListRunsHandler {
   private readonly q: string;
 
   constructor(
-    @Inject(NATS_CONNECTION) nc: NatsConnection,
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(SERVICE_SCHEMA) schema: string,
   ) {
-    super(listRuns, nc);
     this.q = quoteIdent(schema);
   }
 
+  @MessagePattern(listRuns)
   async handle({ team, limit, cursor }: z.output<typeof listRuns.request>) {
     const after = cursor ? decodeCursor(cursor) : null;
     const { rows } = await this.pool.query<RunRow>(

@@ -1,4 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Controller } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { ErrorCodes, HeadspaceError, listPersonas, runLimitsSchema, startRun, type RunRoster } from '@headspace/contracts';
 import { EventStore } from '@headspace/event-store';
 import { request, type RequestContext } from '@headspace/messaging';
@@ -10,7 +11,6 @@ import { isAbsolute } from 'node:path';
 import type { z } from 'zod';
 import { RUN_SESSIONS, type RunSessionsPort } from '../run-ports';
 import { RunRecorder } from '../run-recorder';
-import { ServedHandler } from '@headspace/platform';
 
 /** The run's title: the goal's first heading or line, without markdown. */
 export function titleOf(goal: string): string {
@@ -28,17 +28,16 @@ export function runIdFor(title: string, commandId: string): string {
  * `hs.cmd.orchestrator.start-run`: records the run with the roster it will assign from; the run
  * process (woken by `run.started`) takes it from there.
  */
-@Injectable()
-export class StartRunHandler extends ServedHandler<typeof startRun> {
+@Controller()
+export class StartRunHandler {
   constructor(
     private readonly store: EventStore,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(RUN_SESSIONS) private readonly sessions: RunSessionsPort,
-  ) {
-    super(startRun, nc);
-  }
+  ) {}
 
-  async handle(input: z.output<typeof startRun.request>, ctx: Pick<RequestContext, 'commandId'>) {
+  @MessagePattern(startRun)
+  async handle(@Payload() input: z.output<typeof startRun.request>, @Ctx() ctx: Pick<RequestContext, 'commandId'>) {
     if (!isAbsolute(input.source) || !(await stat(input.source).then((s) => s.isDirectory(), () => false))) {
       throw new HeadspaceError(ErrorCodes.runSourceNotFound, `Run source "${input.source}" is not an absolute path to a directory`, { field: 'source' });
     }

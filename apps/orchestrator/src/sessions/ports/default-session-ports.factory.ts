@@ -28,7 +28,7 @@ export const displayName = (persona: string) => persona.charAt(0).toUpperCase() 
  * workspace and team tools behind the hook engine and the persona's permissions, the cost
  * governor, the persona's mailbox, the reflection and handoff protocols — and the system prompt in
  * seed 001's order with the `Persona:` and `Situation:` lines the simulator keys on. What a session
- * learned is kept by SessionLearningsProcessor, off the session's path.
+ * learned is kept by SessionLearningsProcess, off the session's path.
  */
 @Injectable()
 export class DefaultSessionPortsFactory implements SessionPortsFactory {

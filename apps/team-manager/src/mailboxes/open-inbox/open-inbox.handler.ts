@@ -1,15 +1,12 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { mailboxStreamId, openInbox } from '@headspace/contracts';
-import { withRetry } from '@headspace/event-store';
+import { handleCommand } from '@headspace/event-store';
 import { serveRequests, type RequestContext, type RequestServer } from '@headspace/messaging';
 import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { mailboxDecider } from '../mailbox.decider';
-import { commandMetadata, MailboxWriter } from '../mailbox-writer';
-import { KeyedQueue } from '../../teams/shared/keyed-queue';
-import { inStreamTurn } from '../../teams/shared/stream-turn';
+import { inboxOf, MailboxWriter } from '../mailbox-writer';
 
 /**
  * `hs.cmd.team-manager.open-inbox`: registers a member's inbox in the team's mailbox registry
@@ -18,8 +15,6 @@ import { inStreamTurn } from '../../teams/shared/stream-turn';
 @Injectable()
 export class OpenInboxHandler implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private server?: RequestServer;
-  /** One connection per team waits for the registry's turn in this instance, not one per request. */
-  private readonly queue = new KeyedQueue();
 
   constructor(
     private readonly writer: MailboxWriter,
@@ -34,22 +29,14 @@ export class OpenInboxHandler implements OnApplicationBootstrap, BeforeApplicati
     await this.server?.stop();
   }
 
-  handle(request: z.output<typeof openInbox.request>, ctx: RequestContext) {
-    const commandId = ctx.commandId ?? randomUUID();
-    return this.queue.run(request.team, () => withRetry(() => this.attempt(request, ctx, commandId), { maxAttempts: 5 }));
-  }
-
-  /** In the registry's turn (`inStreamTurn`): many members opening their inboxes at once (a crowd spawned) all land. */
-  private attempt(request: z.output<typeof openInbox.request>, ctx: RequestContext, commandId: string) {
-    const reply = (opened: boolean) => ({ team: request.team, memberId: request.memberId, role: request.role, opened });
-    const registryId = mailboxStreamId(request.team);
-    return inStreamTurn(this.writer.store, registryId, async (client) => {
-      if (await this.writer.store.priorResult(registryId, commandId, client)) return reply(true);
-      const { state, version } = await this.writer.registry(request.team, client);
-      const events = mailboxDecider.decide({ type: 'open-inbox', ...request, now: new Date().toISOString() }, state);
-      if (events.length === 0) return reply(false);
-      await this.writer.appendDecision(request.team, version, events, commandId, commandMetadata(ctx, commandId), client);
-      return reply(true);
+  /** In the registry's turn: many members opening their inboxes at once (a crowd spawned) all land. */
+  async handle(request: z.output<typeof openInbox.request>, ctx: RequestContext) {
+    const command = { type: 'open-inbox' as const, ...request, now: new Date().toISOString() };
+    const { events, replayed } = await handleCommand(this.writer.store, mailboxDecider, mailboxStreamId(request.team), command, ctx, {
+      turn: true,
+      before: this.writer.withTeamFacts(request.team),
+      route: inboxOf(request.team),
     });
+    return { team: request.team, memberId: request.memberId, role: request.role, opened: replayed || events.length > 0 };
   }
 }

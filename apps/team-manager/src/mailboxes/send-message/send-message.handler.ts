@@ -1,13 +1,13 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { inboxStreamId, mailboxStreamId, sendMessage, type EventData, type messageDelivered } from '@headspace/contracts';
-import { idFromCommand, withRetry } from '@headspace/event-store';
+import { handleCommand, idFromCommand } from '@headspace/event-store';
 import { serveRequests, type RequestContext, type RequestServer } from '@headspace/messaging';
 import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import { mailboxDecider } from '../mailbox.decider';
-import { commandMetadata, isMailboxRetryable, MailboxWriter } from '../mailbox-writer';
+import { mailboxDecider, type MailboxEvent } from '../mailbox.decider';
+import { inboxOf, MailboxWriter } from '../mailbox-writer';
 
 type Reply = z.output<typeof sendMessage.response>;
 type Delivered = EventData<typeof messageDelivered>;
@@ -34,25 +34,23 @@ export class SendMessageHandler implements OnApplicationBootstrap, BeforeApplica
     await this.server?.stop();
   }
 
-  handle(request: z.output<typeof sendMessage.request>, ctx: RequestContext): Promise<Reply> {
+  async handle(request: z.output<typeof sendMessage.request>, ctx: RequestContext): Promise<Reply> {
     const commandId = ctx.commandId ?? randomUUID();
-    return withRetry(() => this.attempt(request, ctx, commandId), { maxAttempts: 5, retryOn: isMailboxRetryable });
-  }
-
-  private async attempt(request: z.output<typeof sendMessage.request>, ctx: RequestContext, commandId: string): Promise<Reply> {
-    const { state, version } = await this.writer.registry(request.team);
     const messageId = idFromCommand(commandId, `message:${request.team}`);
     const requestId =
       request.type === 'shutdown_request' && request.requestId ? request.requestId : idFromCommand(commandId, `shutdown-request:${request.team}`);
-    // A retried command answers as its first attempt did, even if the state has moved on since.
-    const candidates = [mailboxStreamId(request.team), ...[...state.inboxes.keys()].map((member) => inboxStreamId(request.team, member))];
-    const prior = await this.writer.priorEvents(commandId, candidates);
-    if (prior.length > 0) return replyFrom(messageId, prior.filter((e) => e.type === 'mailbox.message-delivered').map((e) => e.data as Delivered));
-
-    const events = mailboxDecider.decide({ type: 'send-message', request, messageId, requestId, now: new Date().toISOString() }, state);
-    if (events.length > 0) await this.writer.appendDecision(request.team, version, events, commandId, commandMetadata(ctx, commandId));
-    const delivered = events.flatMap((e) => (e.type === 'mailbox.message-delivered' ? [e.data] : []));
-    return replyFrom(messageId, delivered);
+    const command = { type: 'send-message' as const, request, messageId, requestId, now: new Date().toISOString() };
+    const { events } = await handleCommand(this.writer.store, mailboxDecider, mailboxStreamId(request.team), command, { ...ctx, commandId }, {
+      before: this.writer.withTeamFacts(request.team),
+      route: inboxOf(request.team),
+      // A direct message leaves nothing on the registry: its first attempt's copies are found in the inboxes.
+      prior: async ({ state }) => {
+        const candidates = [mailboxStreamId(request.team), ...[...state.inboxes.keys()].map((member) => inboxStreamId(request.team, member))];
+        const found = await this.writer.priorEvents(commandId, candidates);
+        return found.length > 0 ? (found as MailboxEvent[]) : null;
+      },
+    });
+    return replyFrom(messageId, events.flatMap((e) => (e.type === 'mailbox.message-delivered' ? [e.data] : [])));
   }
 }
 

@@ -1,13 +1,13 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { inboxStreamId, takeUnread, type InboxMessage } from '@headspace/contracts';
-import { foldEvents, withRetry, type RecordedEvent } from '@headspace/event-store';
+import { COMMAND_RETRY, foldEvents, withRetry, type RecordedEvent } from '@headspace/event-store';
 import { serveRequests, type RequestContext, type RequestServer } from '@headspace/messaging';
 import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { inboxDecider, toInboxMessage, type InboxEvent } from '../inbox.decider';
-import { commandMetadata, isMailboxRetryable, MailboxWriter } from '../mailbox-writer';
+import { MailboxWriter } from '../mailbox-writer';
 import { renderTeammateMessages } from '../teammate-message';
 
 type Reply = z.output<typeof takeUnread.response>;
@@ -39,7 +39,7 @@ export class TakeUnreadHandler implements OnApplicationBootstrap, BeforeApplicat
   handle(request: z.output<typeof takeUnread.request>, ctx: RequestContext): Promise<Reply> {
     const commandId = ctx.commandId ?? randomUUID();
     // Under a stream of sends a take may lose a few races in a row: allow more attempts than a plain command.
-    return withRetry(() => this.attempt(request, ctx, commandId), { maxAttempts: 10, retryOn: isMailboxRetryable });
+    return withRetry(() => this.attempt(request, ctx, commandId), { ...COMMAND_RETRY, maxAttempts: 10 });
   }
 
   private async attempt(request: z.output<typeof takeUnread.request>, ctx: RequestContext, commandId: string): Promise<Reply> {
@@ -55,7 +55,7 @@ export class TakeUnreadHandler implements OnApplicationBootstrap, BeforeApplicat
     const events = inboxDecider.decide({ type: 'take-unread', team: request.team, memberId: request.memberId, throughVersion: through, now: new Date().toISOString() }, state);
     if (events.length > 0) {
       // Something is unread, so the stream exists; the exact version makes a concurrent delivery retry the take.
-      await this.writer.store.append(streamId, events, { expected: inbox.version, commandId, metadata: commandMetadata(ctx, commandId) });
+      await this.writer.store.append(streamId, events, { expected: inbox.version, context: { ...ctx, commandId } });
     }
     return reply(state.unread, through.toString());
   }

@@ -1,11 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { openInbox, spawnTeammate } from '@headspace/contracts';
-import { idFromCommand } from '@headspace/event-store';
+import { idFromCommand, KeyedQueue } from '@headspace/event-store';
 import { request as sendRequest, type RequestContext } from '@headspace/messaging';
 import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
-import { KeyedQueue } from '../../teams/shared/keyed-queue';
 import { ServedHandler } from '../../teams/shared/served-handler';
 import { commandMeta, TeamCommandExecutor } from '../../teams/shared/team-command.executor';
 import { teamDecider } from '../../teams/team.decider';

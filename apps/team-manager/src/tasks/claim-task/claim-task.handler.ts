@@ -1,6 +1,6 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { ErrorCodes, HeadspaceError, claimTask, taskStreamId } from '@headspace/contracts';
-import { ConcurrencyError, EventStore, foldEvents, withRetry, type RecordedEvent } from '@headspace/event-store';
+import { COMMAND_RETRY, ConcurrencyError, contextMetadata, EventStore, foldEvents, withRetry, type RecordedEvent } from '@headspace/event-store';
 import { serveRequests, type RequestContext, type RequestServer } from '@headspace/messaging';
 import { NATS_CONNECTION } from '@headspace/platform';
 import { meter } from '@headspace/telemetry';
@@ -8,7 +8,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { taskDecider, type TaskEvent } from '../task.decider';
-import { TASK_RETRY, eventMetadata, loadTask, taskNotFound, TASK_SETTINGS, type TaskSettings, type LoadedTask } from '../task-streams';
+import { loadTask, taskNotFound, TASK_SETTINGS, type TaskSettings, type LoadedTask } from '../task-streams';
 
 type ClaimRequest = z.output<typeof claimTask.request>;
 type ClaimResponse = z.input<typeof claimTask.response>;
@@ -42,7 +42,7 @@ interface PendingClaim {
  * stream (a per-stream queue): the first appends, the rest are decided against the state that append
  * produced — the version this replica itself just wrote, so nothing stale — instead of each reading,
  * losing the compare-and-set, backing off and reading again. Correctness across replicas still rests
- * on the compare-and-set alone: a lost race reloads the stream and decides again (TASK_RETRY bounds).
+ * on the compare-and-set alone: a lost race reloads the stream and decides again (COMMAND_RETRY bounds).
  */
 @Injectable()
 export class ClaimTaskHandler implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -109,7 +109,7 @@ export class ClaimTaskHandler implements OnApplicationBootstrap, BeforeApplicati
         };
         try {
           // An explicit expected version is the caller's own optimistic check: no retry on a mismatch.
-          claim.resolve(claim.request.expectedVersion !== undefined ? await attempt() : await withRetry(attempt, TASK_RETRY));
+          claim.resolve(claim.request.expectedVersion !== undefined ? await attempt() : await withRetry(attempt, COMMAND_RETRY));
           claims.add(1, { outcome: 'won' });
         } catch (error) {
           claim.reject(error);
@@ -165,7 +165,7 @@ export class ClaimTaskHandler implements OnApplicationBootstrap, BeforeApplicati
       },
       task.state,
     );
-    const metadata = eventMetadata(ctx, commandId);
+    const metadata = contextMetadata(ctx, commandId);
     const appendIssuedAt = performance.now();
     const result = await this.store.append(task.streamId, events, { expected: task.version, commandId, metadata });
     const claimed = events[0];

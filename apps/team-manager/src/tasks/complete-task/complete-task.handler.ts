@@ -1,13 +1,12 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { completeTask } from '@headspace/contracts';
-import { EventStore, withRetry } from '@headspace/event-store';
+import { completeTask, taskStreamId } from '@headspace/contracts';
+import { EventStore, handleCommand } from '@headspace/event-store';
 import { serveRequests, type RequestContext, type RequestServer } from '@headspace/messaging';
 import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { taskDecider } from '../task.decider';
-import { TASK_RETRY, eventMetadata, loadTask, taskNotFound } from '../task-streams';
+import { taskMustExist } from '../task-streams';
 
 /**
  * `complete-task`: the owner marks its task done. Dependents unblock through it: claims read the
@@ -30,19 +29,9 @@ export class CompleteTaskHandler implements OnApplicationBootstrap, BeforeApplic
     await this.server?.stop();
   }
 
-  handle(request: z.output<typeof completeTask.request>, ctx: RequestContext) {
-    const commandId = ctx.commandId ?? randomUUID();
-    return withRetry(async () => {
-      const task = await loadTask(this.store, request.team, request.taskId, commandId);
-      const prior = task.prior.find((e) => e.type === 'task.completed');
-      if (prior) return { taskId: request.taskId, streamVersion: prior.streamVersion.toString() };
-      if (!task.state.exists) throw taskNotFound(request.team, request.taskId);
-      const events = taskDecider.decide(
-        { type: 'complete', owner: request.owner, ...(request.result === undefined ? {} : { result: request.result }), now: new Date().toISOString() },
-        task.state,
-      );
-      const result = await this.store.append(task.streamId, events, { expected: task.version, commandId, metadata: eventMetadata(ctx, commandId) });
-      return { taskId: request.taskId, streamVersion: result.nextExpectedVersion.toString() };
-    }, TASK_RETRY);
+  async handle(request: z.output<typeof completeTask.request>, ctx: RequestContext) {
+    const command = { type: 'complete' as const, owner: request.owner, ...(request.result === undefined ? {} : { result: request.result }), now: new Date().toISOString() };
+    const { streamVersion } = await handleCommand(this.store, taskDecider, taskStreamId(request.team, request.taskId), command, ctx, { before: taskMustExist(request) });
+    return { taskId: request.taskId, streamVersion: streamVersion.toString() };
   }
 }

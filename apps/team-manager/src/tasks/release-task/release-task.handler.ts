@@ -1,13 +1,12 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { releaseTask } from '@headspace/contracts';
-import { EventStore, withRetry } from '@headspace/event-store';
+import { releaseTask, taskStreamId } from '@headspace/contracts';
+import { EventStore, handleCommand } from '@headspace/event-store';
 import { serveRequests, type RequestContext, type RequestServer } from '@headspace/messaging';
 import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { taskDecider } from '../task.decider';
-import { TASK_RETRY, eventMetadata, loadTask, taskNotFound } from '../task-streams';
+import { taskMustExist } from '../task-streams';
 
 /**
  * `release-task`: the owner gives up — a failed attempt, with the reason kept on the board so the
@@ -30,28 +29,15 @@ export class ReleaseTaskHandler implements OnApplicationBootstrap, BeforeApplica
     await this.server?.stop();
   }
 
-  handle(request: z.output<typeof releaseTask.request>, ctx: RequestContext) {
-    const commandId = ctx.commandId ?? randomUUID();
-    return withRetry(async () => {
-      const task = await loadTask(this.store, request.team, request.taskId, commandId);
-      const prior = task.prior.find((e) => e.type === 'task.released');
-      if (prior && prior.type === 'task.released') {
-        const last = task.prior[task.prior.length - 1];
-        return { taskId: request.taskId, attempt: prior.data.attempt, escalated: last.type === 'task.escalated', streamVersion: last.streamVersion.toString() };
-      }
-      if (!task.state.exists) throw taskNotFound(request.team, request.taskId);
-      const events = taskDecider.decide(
-        { type: 'release', owner: request.owner, reason: request.reason, now: new Date().toISOString() },
-        task.state,
-      );
-      const result = await this.store.append(task.streamId, events, { expected: task.version, commandId, metadata: eventMetadata(ctx, commandId) });
-      const released = events[0];
-      return {
-        taskId: request.taskId,
-        attempt: released.type === 'task.released' ? released.data.attempt : 0,
-        escalated: events.some((e) => e.type === 'task.escalated'),
-        streamVersion: result.nextExpectedVersion.toString(),
-      };
-    }, TASK_RETRY);
+  async handle(request: z.output<typeof releaseTask.request>, ctx: RequestContext) {
+    const command = { type: 'release' as const, owner: request.owner, reason: request.reason, now: new Date().toISOString() };
+    const { events, streamVersion } = await handleCommand(this.store, taskDecider, taskStreamId(request.team, request.taskId), command, ctx, { before: taskMustExist(request) });
+    const released = events[0];
+    return {
+      taskId: request.taskId,
+      attempt: released.type === 'task.released' ? released.data.attempt : 0,
+      escalated: events.some((e) => e.type === 'task.escalated'),
+      streamVersion: streamVersion.toString(),
+    };
   }
 }

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import {
   DEFAULT_SANDBOX,
   TEAM_LEAD,
@@ -13,9 +13,9 @@ import {
   teamShutdownResponded,
   type TeamView,
 } from '@headspace/contracts';
-import { EventStore, ProcessorRunner, quoteIdent, type RecordedEvent } from '@headspace/event-store';
-import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
-import type { Pool, PoolClient } from 'pg';
+import { EventStore, type RecordedEvent } from '@headspace/event-store';
+import { Projection } from '@headspace/platform';
+import type { PoolClient } from 'pg';
 import type { TeamEvent } from '../team.decider';
 
 type Shutdown = NonNullable<TeamView['shutdown']>;
@@ -38,45 +38,16 @@ export const ROSTER_EVENT_TYPES = [
  * never do (they decide against the team stream).
  */
 @Injectable()
-export class TeamRosterProjection implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  readonly runner: ProcessorRunner;
-  private readonly q: string;
-  private readonly logger = new Logger(TeamRosterProjection.name);
-
-  constructor(@Inject(PG_POOL) pool: Pool, @Inject(SERVICE_SCHEMA) schema: string, store: EventStore) {
-    this.q = quoteIdent(schema);
-    this.runner = new ProcessorRunner({
-      pool,
-      schema,
-      name: 'team-roster',
-      types: ROSTER_EVENT_TYPES,
-      decode: (event) => store.validated(event),
-      handle: (events, tx) => this.handle(events, tx),
-      reset: async (tx) => {
-        await tx.query(`DELETE FROM ${this.q}.team_announcements`);
-        await tx.query(`DELETE FROM ${this.q}.team_roster`);
-        await tx.query(`DELETE FROM ${this.q}.team_roster_teams`);
-      },
-      onError: (error) => this.logger.error(error),
-    });
+export class TeamRosterProjection extends Projection<RecordedEvent & TeamEvent> {
+  constructor(store: EventStore) {
+    super(store, { name: 'team-roster', types: ROSTER_EVENT_TYPES, tables: ['team_announcements', 'team_roster', 'team_roster_teams'] });
   }
 
-  onApplicationBootstrap(): void {
-    this.runner.start();
+  protected apply(event: RecordedEvent & TeamEvent, tx: PoolClient): Promise<void> {
+    return this.applyTo(event.streamId.slice('team-'.length), event, tx);
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.runner.stop();
-  }
-
-  private async handle(events: RecordedEvent[], tx: PoolClient): Promise<void> {
-    for (const recorded of events) {
-      const team = recorded.streamId.slice('team-'.length);
-      await this.apply(team, recorded as RecordedEvent & TeamEvent, tx);
-    }
-  }
-
-  private async apply(team: string, event: RecordedEvent & TeamEvent, tx: PoolClient): Promise<void> {
+  private async applyTo(team: string, event: RecordedEvent & TeamEvent, tx: PoolClient): Promise<void> {
     const q = this.q;
     switch (event.type) {
       case 'team.created': {

@@ -1,7 +1,7 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { HeadspaceError } from '@headspace/contracts';
 import { idFromCommand, quoteIdent } from '@headspace/event-store';
-import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
+import { PG_POOL, SERVICE_SCHEMA, Sweeper } from '@headspace/platform';
 import type { Pool } from 'pg';
 import { TeamCommandExecutor } from '../shared/team-command.executor';
 import { teamDecider } from '../team.decider';
@@ -10,39 +10,21 @@ import { TEAMS_CONFIG, type TeamsConfig } from '../teams.config';
 /**
  * Beyond the seed: a hung member must never block cleanup. Every `TEAM_SHUTDOWN_SWEEP_MS` this looks
  * in the roster for shutdowns past their deadline and forces them (timedOut: true, the unanswered
- * members recorded). The command id derives from the shutdown id, so replicas sweeping the same
+ * members recorded). The command id derives from the shutdown id, so passes over the same
  * shutdown append it once; the decision itself is taken against the team stream.
  */
 @Injectable()
-export class ShutdownTimeoutSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private readonly logger = new Logger(ShutdownTimeoutSweeper.name);
-  /** Completed sweeps (tests may wait on it). */
-  sweeps = 0;
-
+export class ShutdownTimeoutSweeper extends Sweeper {
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(SERVICE_SCHEMA) private readonly schema: string,
-    @Inject(TEAMS_CONFIG) private readonly config: TeamsConfig,
+    @Inject(TEAMS_CONFIG) config: TeamsConfig,
     private readonly executor: TeamCommandExecutor,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.running ??= this.sweep()
-        .catch((error) => this.logger.error(error))
-        .finally(() => (this.running = undefined));
-    }, this.config.TEAM_SHUTDOWN_SWEEP_MS);
-    this.timer.unref();
+  ) {
+    super(pool, schema, { name: 'shutdown-timeouts', intervalMs: config.TEAM_SHUTDOWN_SWEEP_MS });
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
-  }
-
-  async sweep(): Promise<void> {
+  protected async sweep(): Promise<void> {
     const { rows } = await this.pool.query<{ team_name: string; shutdown_id: string }>(
       `SELECT team_name, shutdown ->> 'shutdownId' AS shutdown_id FROM ${quoteIdent(this.schema)}.team_roster_teams
         WHERE status = 'shutting-down' AND shutdown_deadline <= now() ORDER BY shutdown_deadline LIMIT 100`,
@@ -62,6 +44,5 @@ export class ShutdownTimeoutSweeper implements OnApplicationBootstrap, BeforeApp
           if (!(error instanceof HeadspaceError)) this.logger.error(error);
         });
     }
-    this.sweeps++;
   }
 }

@@ -8,7 +8,7 @@ import { createTestDatabase, type TestDatabase } from '@headspace/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppConfig } from '../../config';
 import { SessionRecorder } from '../session-recorder';
-import { SessionLearningsProcessor } from './session-learnings.processor';
+import { SessionLearningsProcess } from './session-learnings.process';
 
 const schema = 'orchestrator';
 let db: TestDatabase;
@@ -45,7 +45,7 @@ const reflectionWith = (learnings: Array<{ category: string; content: string; fo
 });
 
 async function processOnce(): Promise<void> {
-  await new SessionLearningsProcessor(db.pool, schema, store, { HS_AGENT_HOME: home } as AppConfig).catchUp();
+  await new SessionLearningsProcess(store, { HS_AGENT_HOME: home } as AppConfig).catchUp();
 }
 
 describe('session learnings processor', () => {

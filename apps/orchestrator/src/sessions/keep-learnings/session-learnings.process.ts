@@ -1,13 +1,14 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { LearningsStore } from '@headspace/agent-runtime';
 import { HeadspaceError, reflectionSchema, sessionReflected, sessionStreamId, type EventData, type sessionStarted } from '@headspace/contracts';
-import { EventStore, ProcessorRunner, type RecordedEvent } from '@headspace/event-store';
-import { APP_CONFIG, PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
-import type { Pool } from 'pg';
+import { EventStore, type RecordedEvent } from '@headspace/event-store';
+import { APP_CONFIG, EventProcessor } from '@headspace/platform';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppConfig } from '../../config';
 
 const CATCH_UP_EVERY_MS = 1_000;
+
+type ReflectedEvent = RecordedEvent & { data: EventData<typeof sessionReflected> };
 
 /**
  * Curates what sessions learned: each `session.reflected` with a valid reflection has its suggested
@@ -23,31 +24,21 @@ const CATCH_UP_EVERY_MS = 1_000;
  * each agent turn ~2 ms for a file nobody reads before the persona's next session.
  */
 @Injectable()
-export class SessionLearningsProcessor implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  readonly runner: ProcessorRunner;
-  private readonly logger = new Logger(SessionLearningsProcessor.name);
+export class SessionLearningsProcess extends EventProcessor<ReflectedEvent> {
   private readonly learnings: LearningsStore;
   private readonly stopping = new AbortController();
   private loop?: Promise<void>;
 
-  constructor(@Inject(PG_POOL) pool: Pool, @Inject(SERVICE_SCHEMA) schema: string, private readonly store: EventStore, @Inject(APP_CONFIG) config: AppConfig) {
+  constructor(store: EventStore, @Inject(APP_CONFIG) config: AppConfig) {
+    super(store, { name: 'session-learnings', types: [sessionReflected.type] });
     this.learnings = new LearningsStore({ home: config.HS_AGENT_HOME });
-    this.runner = new ProcessorRunner({
-      pool,
-      schema,
-      name: 'session-learnings',
-      types: [sessionReflected.type],
-      decode: (event) => store.validated(event),
-      handle: (events) => this.handle(events as Array<RecordedEvent & { data: EventData<typeof sessionReflected> }>),
-      onError: (error) => this.logger.error(`session-learnings: ${(error as Error).message}`),
-    });
   }
 
-  onApplicationBootstrap(): void {
+  override onApplicationBootstrap(): void {
     this.loop = this.keepUp();
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
+  override async beforeApplicationShutdown(): Promise<void> {
     this.stopping.abort();
     await this.runner.stop(); // releases a catch-up waiting on it
     await this.loop;
@@ -70,7 +61,7 @@ export class SessionLearningsProcessor implements OnApplicationBootstrap, Before
     }
   }
 
-  private async handle(events: Array<RecordedEvent & { data: EventData<typeof sessionReflected> }>): Promise<void> {
+  protected async handle(events: ReflectedEvent[]): Promise<void> {
     for (const { data } of events) {
       const reflection = reflectionSchema.safeParse(data.reflection);
       if (data.malformed || !reflection.success || reflection.data.suggested_learnings.length === 0) continue;

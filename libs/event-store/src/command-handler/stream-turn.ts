@@ -1,13 +1,13 @@
-import type { EventStore } from '@headspace/event-store';
 import type { PoolClient } from 'pg';
+import type { EventStore } from '../event-store';
 
 /**
  * Runs `work` (read → fold → decide → append at the version read, all with `client`) in one short
  * write transaction that first takes a transaction-scoped advisory lock keyed by the stream. Every
  * writer of that stream that comes through here, on any replica, waits its turn instead of losing a
- * version race: independent commands on a shared stream (a team's task list or roster, its mailbox
- * registry, the persona registry) never fail for arriving together, and a retried command id finds
- * its first result. Real conflicts are still decided (typed errors) from the state read in turn.
+ * version race: independent commands on a shared stream never fail for arriving together, and a
+ * retried command id finds its first result. Real conflicts are still decided (typed errors) from
+ * the state read in turn.
  *
  * Lock order: this advisory lock first, then the stream rows the appends touch. Waiting for it
  * assigns no transaction id, so waiters do not hold the cluster-wide xid8 read fence; the holder
