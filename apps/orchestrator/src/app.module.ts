@@ -1,9 +1,12 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { PlatformModule } from '@headspace/platform';
+import { PlatformModule, ReadModelModule } from '@headspace/platform';
 import { join } from 'node:path';
 import { SERVICE, type AppConfig } from './config';
 import { OrchestratorStoreModule } from './orchestrator-store.module';
+import { RunRow } from './runs/run.entity';
 import { RunsModule } from './runs/runs.module';
+import { AgentSessionRow } from './sessions/agent-session.entity';
+import { TeamDirectoryRow } from './teams/team-directory.entity';
 import { SessionsModule } from './sessions/sessions.module';
 import { TeamsModule } from './teams/teams.module';
 
@@ -14,6 +17,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         PlatformModule.forRoot({ service: SERVICE, config, publishEvents: true, migrationsDirs: [join(__dirname, 'migrations')] }),
+        ReadModelModule.forEntities([RunRow, AgentSessionRow, TeamDirectoryRow]),
         OrchestratorStoreModule,
         TeamsModule,
         SessionsModule,

@@ -7,7 +7,6 @@ export * from './consumer/event-consumer';
 export { describeError } from './consumer/dead-letter-writer';
 export * from './request-reply/reply-envelope';
 export * from './request-reply/request-context';
-export * from './request-reply/serve-requests';
 export * from './request-reply/send-request';
 export * from './request-reply/read-position-gate';
 export * from './headers/position-token';

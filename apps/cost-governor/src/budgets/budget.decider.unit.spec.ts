@@ -160,6 +160,18 @@ describe('budget decider', () => {
       .then([]);
   });
 
+  it('setting a budget records it from the start of its period; a change keeps the period start while the period kind stays', () => {
+    const setBudget = (period: 'none' | 'day', now: string) =>
+      ({ type: 'set-budget', budgetId, scope, limitMicros: 3_000_000n, turnInputTokens: 2_000, period, setBy: 'ops', now }) as const;
+    spec.given([]).when(setBudget('day', t0)).then([
+      { type: 'budget.set', data: { budgetId, scope, limitMicros: '3000000', turnInputTokens: 2_000, period: 'day', periodStart: '2026-11-22T00:00:00.000Z', setBy: 'ops', at: t0 } },
+    ]);
+    const daily = set('2000000', { period: 'day', periodStart: '2026-11-21T00:00:00.000Z' });
+    spec.given([daily]).when(setBudget('day', t0)).then([
+      { type: 'budget.set', data: { budgetId, scope, limitMicros: '3000000', turnInputTokens: 2_000, period: 'day', periodStart: '2026-11-21T00:00:00.000Z', setBy: 'ops', at: t0 } },
+    ]);
+  });
+
   it('refuses commands on a budget that does not exist', () => {
     spec.given([]).when(reserve('r1', 1n)).thenThrows(withCode('BUDGET.NOT_FOUND'));
   });

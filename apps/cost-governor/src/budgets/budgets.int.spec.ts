@@ -128,6 +128,8 @@ describe('budgets', () => {
     expect(new Set(answers.map((a) => a.reservationId)).size).toBe(1);
     expect(answers.every((a) => a.decision === 'allow')).toBe(true);
     expect((await h.send(getBudget, { budgetId: 'team.retry' })).reservedMicros).toBe('7000');
+    await h.caughtUp();
+    expect((await h.send(listBudgets, { team: 'retry' })).budgets).toEqual([expect.objectContaining({ budgetId: 'team.retry', reservedMicros: '7000' })]);
   });
 
   it('gives an unused reservation back at once, and refuses one that is not held with RESERVATION.NOT_FOUND', async () => {

@@ -1,18 +1,16 @@
-/** WHERE clause over usage_ledger for the shared reporting filters (parameters numbered from 1). */
-export function ledgerWhere(f: { team?: string; project?: string; sessionId?: string; persona?: string; from?: string; to?: string }): { sql: string; params: unknown[] } {
-  const clauses: string[] = [];
-  const params: unknown[] = [];
-  const add = (clause: string, value: unknown) => {
-    params.push(value);
-    clauses.push(clause.replace('?', `$${params.length}`));
+import type { QBFilterQuery } from '@mikro-orm/postgresql';
+import type { UsageLedgerRow } from './usage-ledger.entity';
+
+/** The usage-ledger rows the shared reporting filters select. */
+export function ledgerFilter(f: { team?: string; project?: string; sessionId?: string; persona?: string; from?: string; to?: string }): QBFilterQuery<UsageLedgerRow> {
+  const { team, project, sessionId, persona, from, to } = f;
+  return {
+    ...(team ? { team } : {}),
+    ...(project ? { project } : {}),
+    ...(sessionId ? { sessionId } : {}),
+    ...(persona ? { persona } : {}),
+    ...(from || to ? { occurredAt: { ...(from ? { $gte: new Date(from) } : {}), ...(to ? { $lt: new Date(to) } : {}) } } : {}),
   };
-  if (f.team) add('team = ?', f.team);
-  if (f.project) add('project = ?', f.project);
-  if (f.sessionId) add('session_id = ?', f.sessionId);
-  if (f.persona) add('persona = ?', f.persona);
-  if (f.from) add('occurred_at >= ?', f.from);
-  if (f.to) add('occurred_at < ?', f.to);
-  return { sql: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
 }
 
 export const TOTALS_SQL = `count(*)::int AS calls,

@@ -1,11 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
+import { raw } from '@mikro-orm/postgresql';
 import { microsToUsd, type PriceTable } from '@headspace/contracts';
-import { quoteIdent } from '@headspace/event-store';
-import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
-import type { Pool } from 'pg';
-import { ledgerWhere, TOTALS_SQL, toTotals, type TotalsRow } from './ledger-filters';
+import { ReadModel } from '@headspace/platform';
+import { ledgerFilter, TOTALS_SQL, toTotals, type TotalsRow } from './ledger-filters';
+import { CacheStatRow, UsageLedgerRow } from './usage-ledger.entity';
 
-type Filters = Parameters<typeof ledgerWhere>[0];
+type Filters = Parameters<typeof ledgerFilter>[0];
 
 const GROUP_COLUMNS = {
   task: `coalesce(task_id, '(none)')`,
@@ -22,50 +22,47 @@ const GROUP_COLUMNS = {
 /** Reporting over the usage ledger projection: sums are taken in PostgreSQL on integer micro-dollars. */
 @Injectable()
 export class ReportingQueries {
-  private readonly q: string;
+  constructor(private readonly reads: ReadModel) {}
 
-  constructor(
-    @Inject(PG_POOL) private readonly pool: Pool,
-    @Inject(SERVICE_SCHEMA) schema: string,
-  ) {
-    this.q = quoteIdent(schema);
+  /** Aggregates over the ledger rows the filter selects; the sums stay SQL (text, never Number). */
+  private ledger(filter: Filters | { taskId: string }) {
+    return this.reads.em().createQueryBuilder(UsageLedgerRow).where('taskId' in filter ? { taskId: filter.taskId } : ledgerFilter(filter));
   }
 
   async spend(filters: Filters, groupBy: keyof typeof GROUP_COLUMNS) {
-    const where = ledgerWhere(filters);
     const column = GROUP_COLUMNS[groupBy];
-    const { rows } = await this.pool.query<TotalsRow & { key: string }>(
-      `SELECT ${column} AS key, ${TOTALS_SQL} FROM ${this.q}.usage_ledger ${where.sql} GROUP BY 1 ORDER BY sum(cost_micros) DESC, 1`,
-      where.params,
-    );
-    const [total] = (await this.pool.query<TotalsRow>(`SELECT ${TOTALS_SQL} FROM ${this.q}.usage_ledger ${where.sql}`, where.params)).rows;
+    const [rows, [total]] = await Promise.all([
+      this.ledger(filters).select([raw(`${column} AS key, ${TOTALS_SQL}`)]).groupBy(raw('1')).orderBy([{ [raw('sum(cost_micros)')]: 'desc' }, { [raw('1')]: 'asc' }]).execute<(TotalsRow & { key: string })[]>('all', false),
+      this.ledger(filters).select([raw(TOTALS_SQL)]).execute<TotalsRow[]>('all', false),
+    ]);
     return { groups: rows.map((row) => ({ key: row.key, ...toTotals(row, microsToUsd) })), total: toTotals(total, microsToUsd) };
   }
 
   async taskCost(taskId: string) {
-    const [row] = (await this.pool.query<TotalsRow>(`SELECT ${TOTALS_SQL} FROM ${this.q}.usage_ledger WHERE task_id = $1`, [taskId])).rows;
+    const [row] = await this.ledger({ taskId }).select([raw(TOTALS_SQL)]).execute<TotalsRow[]>('all', false);
     return { taskId, ...toTotals(row, microsToUsd) };
   }
 
   async tierDistribution(filters: Filters) {
-    const where = ledgerWhere(filters);
-    const { rows } = await this.pool.query<{ tier: 'haiku' | 'sonnet' | 'opus'; calls: number; cost_micros: string }>(
-      `SELECT tier, count(*)::int AS calls, sum(cost_micros)::text AS cost_micros FROM ${this.q}.usage_ledger ${where.sql} GROUP BY tier ORDER BY tier`,
-      where.params,
-    );
+    const rows = await this.ledger(filters)
+      .select(['tier', raw('count(*)::int AS calls, sum(cost_micros)::text AS cost_micros')])
+      .groupBy('tier')
+      .orderBy({ tier: 'asc' })
+      .execute<{ tier: 'haiku' | 'sonnet' | 'opus'; calls: number; cost_micros: string }[]>('all', false);
     const calls = rows.reduce((sum, r) => sum + r.calls, 0);
     return { tiers: rows.map((r) => ({ tier: r.tier, calls: r.calls, costMicros: r.cost_micros, share: calls ? r.calls / calls : 0 })) };
   }
 
   async exportRows(filters: Filters) {
-    const where = ledgerWhere(filters);
-    const { rows } = await this.pool.query<{ date: string; models: string[]; input: string; output: string; cw: string; cr: string; cost: string }>(
-      `SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, array_agg(DISTINCT model ORDER BY model) AS models,
-              sum(input_tokens)::text AS input, sum(output_tokens)::text AS output, sum(cache_write_5m + cache_write_1h)::text AS cw,
-              sum(cache_read_tokens)::text AS cr, sum(cost_micros)::text AS cost
-         FROM ${this.q}.usage_ledger ${where.sql} GROUP BY 1 ORDER BY 1`,
-      where.params,
-    );
+    const rows = await this.ledger(filters)
+      .select([
+        raw(`to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, array_agg(DISTINCT model ORDER BY model) AS models,
+             sum(input_tokens)::text AS input, sum(output_tokens)::text AS output, sum(cache_write_5m + cache_write_1h)::text AS cw,
+             sum(cache_read_tokens)::text AS cr, sum(cost_micros)::text AS cost`),
+      ])
+      .groupBy(raw('1'))
+      .orderBy({ [raw('1')]: 'asc' })
+      .execute<{ date: string; models: string[]; input: string; output: string; cw: string; cr: string; cost: string }[]>('all', false);
     return {
       rows: rows.map((r) => {
         const [input, output, cw, cr] = [r.input, r.output, r.cw, r.cr].map(Number);
@@ -79,11 +76,10 @@ export class ReportingQueries {
    * have cost as input minus their read price minus the write premium, on each row's own model rate.
    */
   async cacheEconomics(team: string, table: PriceTable, alerting: Set<string>) {
-    const { rows } = await this.pool.query<{ persona: string; model: string; input: string; w5: string; w1: string; cr: string }>(
-      `SELECT persona, model, sum(input_tokens)::text AS input, sum(cache_write_5m)::text AS w5, sum(cache_write_1h)::text AS w1, sum(cache_read_tokens)::text AS cr
-         FROM ${this.q}.usage_ledger WHERE team = $1 GROUP BY persona, model`,
-      [team],
-    );
+    const rows = await this.ledger({ team })
+      .select(['persona', 'model', raw('sum(input_tokens)::text AS input, sum(cache_write_5m)::text AS w5, sum(cache_write_1h)::text AS w1, sum(cache_read_tokens)::text AS cr')])
+      .groupBy(['persona', 'model'])
+      .execute<{ persona: string; model: string; input: string; w5: string; w1: string; cr: string }[]>('all', false);
     const m = table.multipliers;
     const rate = (model: string) => table.models.find((x) => x.id === model)?.inputPerMTok ?? 0;
     const agents = new Map<string, { input: number; write: number; read: number; saved: number }>();
@@ -116,7 +112,7 @@ export class ReportingQueries {
   }
 
   async alertingAgents(team: string): Promise<Set<string>> {
-    const { rows } = await this.pool.query<{ persona: string }>(`SELECT persona FROM ${this.q}.cache_stats WHERE team = $1 AND alerting`, [team]);
+    const rows = await this.reads.em().find(CacheStatRow, { team, alerting: true }, { fields: ['persona'] });
     return new Set(rows.map((r) => r.persona));
   }
 }

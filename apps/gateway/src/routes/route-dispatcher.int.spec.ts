@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { resolveBudgetPause, setBudget, setQuota, setSubjectNamespace, type RequestDefinition } from '@headspace/contracts';
-import { serveRequests, type RequestServer } from '@headspace/messaging';
+import { JetStreamTransport } from '@headspace/messaging';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { FastifyRequest } from 'fastify';
+import { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../auth/principal';
 import type { AppConfig } from '../config';
@@ -16,16 +17,16 @@ const admin: Principal = { tokenId: 'spec', name: 'spec', role: 'admin', teams: 
 describe('route dispatcher: a request reaches the serving side in its z.input form', () => {
   let nc: NatsConnection;
   let dispatcher: RouteDispatcher;
-  const servers: RequestServer[] = [];
+  let transport: JetStreamTransport;
+  // The strategy's event consumers would use it; these stand-ins answer requests only, so it never connects.
+  const pool = new Pool({ connectionString: process.env.DATABASE_URL });
   const received = new Map<string, unknown>();
 
   const serve = <D extends RequestDefinition>(definition: D, reply: unknown) =>
-    servers.push(
-      serveRequests(nc, definition, (request) => {
-        received.set(definition.name, request);
-        return reply as never;
-      }),
-    );
+    transport.addHandler(definition, async (request: unknown) => {
+      received.set(definition.name, request);
+      return reply;
+    });
   const dispatch = (operationId: string, params: Record<string, string>, body: unknown) => {
     const route = apiRoutes.find((r) => r.operationId === operationId)!;
     return dispatcher.dispatch(route, { principal: admin, headers: {}, params, query: {}, body } as unknown as FastifyRequest);
@@ -35,16 +36,19 @@ describe('route dispatcher: a request reaches the serving side in its z.input fo
     setSubjectNamespace(`gwdispatch-${randomBytes(3).toString('hex')}`);
     nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
     dispatcher = new RouteDispatcher(nc, { HS_REQUEST_TIMEOUT_MS: 5_000 } as AppConfig, {} as TokenService);
+    transport = new JetStreamTransport({ connection: nc, pool, schema: 'gateway' });
     serve(setBudget, { budgetId: 'team.alpha', streamVersion: '1' });
     serve(setQuota, { streamVersion: '1' });
     serve(resolveBudgetPause, {
       budget: { budgetId: 'team.alpha', scope: { kind: 'team', team: 'alpha' }, status: 'active', period: 'none', periodStart: '', spentMicros: '0', reservedMicros: '0', warned: false },
       streamVersion: '2',
     });
+    await new Promise<void>((resolve, reject) => transport.listen((error) => (error ? reject(error) : resolve())));
   });
   afterAll(async () => {
-    for (const server of servers) await server.stop();
+    await transport?.close();
     await nc?.close();
+    await pool.end();
   });
 
   it('converts each USD amount to micros once, however many times the contract is parsed on the way', async () => {

@@ -1,5 +1,5 @@
 import { ErrorCodes, HeadspaceError, type RunTask } from '@headspace/contracts';
-import type { Decider } from '@headspace/event-store';
+import { decideByType, type Decider } from '@headspace/event-store';
 import { checkTaskGraph } from './task-graph';
 import { acceptSpecEvents, answerEscalationEvents, approveTasksEvents, outcomeEvents, type SessionOutcome } from './run-outcomes';
 import { evolveRun, initialRunState, qaRoundOfKey, type EscalationAnswer, type RunEvent, type RunState, type SessionPurpose, type Started } from './run.state';
@@ -55,7 +55,17 @@ function requireActive(state: RunState, runId: string): Started {
   return started;
 }
 
-function startRun(command: Extract<RunCommand, { type: 'start-run' }>, state: RunState): RunEvent[] {
+type Decide<T extends RunCommand['type']> = (command: Extract<RunCommand, { type: T }>, state: RunState) => RunEvent[];
+type DecideOnActive<T extends RunCommand['type']> = (command: Extract<RunCommand, { type: T }>, state: RunState, started: Started) => RunEvent[];
+
+/** A command that changes the run needs it started and not finished. */
+const onActiveRun =
+  <C extends RunCommand>(decide: (command: C, state: RunState, started: Started) => RunEvent[]) =>
+  (command: C, state: RunState): RunEvent[] =>
+    decide(command, state, requireActive(state, command.runId));
+
+/** A run starts once; a v1 run (the operator as PM) brings its own task graph, checked at the start. */
+const startRun: Decide<'start-run'> = (command, state) => {
   if (state.status !== 'none') return [];
   const { type: _t, now, ...data } = command;
   if (data.mode === 'v1') {
@@ -63,17 +73,80 @@ function startRun(command: Extract<RunCommand, { type: 'start-run' }>, state: Ru
     checkTaskGraph(data.tasks);
   }
   return [{ type: 'run.started', data: { ...data, startedAt: now } }];
-}
+};
 
-function startSession(command: Extract<RunCommand, { type: 'start-session' }>, state: RunState): RunEvent[] {
-  // A run that ended meanwhile starts nothing; the caller gives the persona back.
+/** A session starts once, on an active run; a run that ended meanwhile starts nothing and the caller gives the persona back. */
+const startSession: Decide<'start-session'> = (command, state) => {
   if (state.sessions[command.sessionId] || state.status !== 'active') return [];
   const { type: _t, now, ...data } = command;
   const subject = command.taskKey ? state.tasks[command.taskKey]?.task.subject : undefined;
   return [{ type: 'run.session-started', data: { ...data, ...(subject ? { subject } : {}), at: now } }];
-}
+};
 
-function recordMerge(command: Extract<RunCommand, { type: 'record-merge' }>, state: RunState, started: Started): RunEvent[] {
+/** A known session's outcome is recorded once, even after its run ended (so its persona can be given back). */
+const recordSessionOutcome: Decide<'record-session-outcome'> = (command, state) => {
+  const session = state.sessions[command.sessionId];
+  if (!session || session.ended) return [];
+  return outcomeEvents(state, session, command);
+};
+
+/** A session holding a lease gives its persona back once, even after its run ended. */
+const recordPersonaReleased: Decide<'record-persona-released'> = (command, state) => {
+  const s = state.sessions[command.sessionId];
+  if (!s || s.released || !s.leaseId) return [];
+  return [{ type: 'run.persona-released', data: { runId: command.runId, sessionId: s.sessionId, persona: s.persona, leaseId: s.leaseId, at: command.now } }];
+};
+
+/** The run's workspace is recorded once. */
+const recordWorkspace: DecideOnActive<'record-workspace'> = (command, state, { runId }) => {
+  if (state.workspace) return [];
+  return [{ type: 'run.workspace-prepared', data: { runId, dir: command.dir, branch: command.branch, baseCommit: command.baseCommit, at: command.now } }];
+};
+
+/** A session waits in a pool's queue once per request, and not once it has started. */
+const recordPersonaQueued: DecideOnActive<'record-persona-queued'> = (command, state) => {
+  if (state.sessions[command.sessionId] || state.queued[command.sessionId]?.requestId === command.requestId) return [];
+  const { type: _t, now, ...data } = command;
+  return [{ type: 'run.persona-queued', data: { ...data, at: now } }];
+};
+
+/** Only pending questions are answered, for their round. */
+const answerQuestions: DecideOnActive<'answer-questions'> = (command, state, { runId }) => {
+  if (!state.pendingQuestions) throw wrongPhase(state, 'answer questions: none are pending');
+  return [{ type: 'run.questions-answered', data: { runId, round: state.pendingQuestions.round, answer: command.answer, by: command.by, at: command.now } }];
+};
+
+/** Only a spec waiting for review is accepted. */
+const acceptSpec: DecideOnActive<'accept-spec'> = (command, state, started) => {
+  if (state.phase !== 'spec-review' || !state.spec) throw wrongPhase(state, 'accept a spec: none is waiting');
+  return acceptSpecEvents(started, command.by, command.now);
+};
+
+/** Only proposed tasks are approved, as proposed or as edited by the operator, and only as a sound task graph. */
+const approveTasks: DecideOnActive<'approve-tasks'> = (command, state, started) => {
+  if (state.phase !== 'tasks-review' || !state.proposal) throw wrongPhase(state, 'approve tasks: none are proposed');
+  const tasks = command.tasks ?? state.proposal.tasks;
+  checkTaskGraph(tasks);
+  return approveTasksEvents(started, tasks, command.by, command.tasks !== undefined, command.now);
+};
+
+/** Only proposed tasks are turned down, with the reason. */
+const rejectTasks: DecideOnActive<'reject-tasks'> = (command, state, { runId }) => {
+  if (state.phase !== 'tasks-review' || !state.proposal) throw wrongPhase(state, 'turn tasks down: none are proposed');
+  return [{ type: 'run.tasks-rejected', data: { runId, by: command.by, reason: command.reason, at: command.now } }];
+};
+
+/** Each plan task's place on the team's task list is recorded once. */
+const recordTasksCreated: DecideOnActive<'record-tasks-created'> = (command, state, { runId }) => {
+  const fresh = command.tasks.filter((t) => state.tasks[t.key] && !state.tasks[t.key].teamTaskId);
+  return fresh.length ? [{ type: 'run.tasks-created', data: { runId, team: command.team, tasks: fresh, at: command.now } }] : [];
+};
+
+/**
+ * A merge is recorded once, only for a finished task (or an unmerged QA round); a conflict is never
+ * an overwrite: it becomes a conflict task for the author.
+ */
+const recordMerge: DecideOnActive<'record-merge'> = (command, state, started) => {
   const { taskKey: key, now } = command;
   const round = qaRoundOfKey(key);
   if (round !== undefined) {
@@ -109,9 +182,19 @@ function recordMerge(command: Extract<RunCommand, { type: 'record-merge' }>, sta
       },
     },
   ];
-}
+};
 
-function completeRun(command: Extract<RunCommand, { type: 'complete-run' }>, state: RunState, started: Started): RunEvent[] {
+/** A known escalation is answered once; nobody is above the operator. */
+const answerEscalation: DecideOnActive<'answer-escalation'> = (command, state, { runId }) => {
+  const e = state.escalations[command.escalationId];
+  if (!e) throw new HeadspaceError(ErrorCodes.runEscalationNotFound, `No escalation "${command.escalationId}" in run ${runId}`, { field: 'escalationId' });
+  if (e.answer) return [];
+  if (command.answer === 'escalate' && e.to === 'operator') throw wrongPhase(state, 'escalate past the operator');
+  return answerEscalationEvents(state, command.escalationId, command.answer, command.note, command.by, command.now);
+};
+
+/** A run completes only after its review, with its verdict, where its result is, and its tasks, attempts, QA rounds and wall time. */
+const completeRun: DecideOnActive<'complete-run'> = (command, state, started) => {
   if (!state.review || !state.workspace) throw wrongPhase(state, 'complete before the review');
   const taskSessions = Object.values(state.sessions).filter((s) => s.purpose === 'task');
   const summary = {
@@ -126,76 +209,31 @@ function completeRun(command: Extract<RunCommand, { type: 'complete-run' }>, sta
       data: { runId: started.runId, verdict: state.review.verdict, resultDir: state.workspace.dir, branch: state.workspace.branch, headCommit: command.headCommit, summary, at: command.now },
     },
   ];
-}
+};
+
+/** An active run fails with its reason (kept to 5,000 characters). */
+const failRun: DecideOnActive<'fail-run'> = (command, _state, { runId }) => [{ type: 'run.failed', data: { runId, reason: command.reason.slice(0, 5_000), at: command.now } }];
 
 /**
  * The run's rules. Every command the process may repeat after a crash (recording a session start,
  * an outcome, a queue place, a release, a merge) decides nothing the second time.
  */
-function decide(command: RunCommand, state: RunState): RunEvent[] {
-  const { now } = command;
-  switch (command.type) {
-    case 'start-run':
-      return startRun(command, state);
-    case 'start-session':
-      return startSession(command, state);
-    case 'record-session-outcome': {
-      const session = state.sessions[command.sessionId];
-      if (!session || session.ended) return [];
-      return outcomeEvents(state, session, command);
-    }
-    case 'record-persona-released': {
-      const s = state.sessions[command.sessionId];
-      if (!s || s.released || !s.leaseId) return [];
-      return [{ type: 'run.persona-released', data: { runId: command.runId, sessionId: s.sessionId, persona: s.persona, leaseId: s.leaseId, at: now } }];
-    }
-    default:
-      break;
-  }
-  const started = requireActive(state, command.runId);
-  const runId = started.runId;
-  switch (command.type) {
-    case 'record-workspace':
-      if (state.workspace) return [];
-      return [{ type: 'run.workspace-prepared', data: { runId, dir: command.dir, branch: command.branch, baseCommit: command.baseCommit, at: now } }];
-    case 'record-persona-queued': {
-      if (state.sessions[command.sessionId] || state.queued[command.sessionId]?.requestId === command.requestId) return [];
-      const { type: _t, now: _n, ...data } = command;
-      return [{ type: 'run.persona-queued', data: { ...data, at: now } }];
-    }
-    case 'answer-questions':
-      if (!state.pendingQuestions) throw wrongPhase(state, 'answer questions: none are pending');
-      return [{ type: 'run.questions-answered', data: { runId, round: state.pendingQuestions.round, answer: command.answer, by: command.by, at: now } }];
-    case 'accept-spec':
-      if (state.phase !== 'spec-review' || !state.spec) throw wrongPhase(state, 'accept a spec: none is waiting');
-      return acceptSpecEvents(started, command.by, now);
-    case 'approve-tasks': {
-      if (state.phase !== 'tasks-review' || !state.proposal) throw wrongPhase(state, 'approve tasks: none are proposed');
-      const tasks = command.tasks ?? state.proposal.tasks;
-      checkTaskGraph(tasks);
-      return approveTasksEvents(started, tasks, command.by, command.tasks !== undefined, now);
-    }
-    case 'reject-tasks':
-      if (state.phase !== 'tasks-review' || !state.proposal) throw wrongPhase(state, 'turn tasks down: none are proposed');
-      return [{ type: 'run.tasks-rejected', data: { runId, by: command.by, reason: command.reason, at: now } }];
-    case 'record-tasks-created': {
-      const fresh = command.tasks.filter((t) => state.tasks[t.key] && !state.tasks[t.key].teamTaskId);
-      return fresh.length ? [{ type: 'run.tasks-created', data: { runId, team: command.team, tasks: fresh, at: now } }] : [];
-    }
-    case 'record-merge':
-      return recordMerge(command, state, started);
-    case 'answer-escalation': {
-      const e = state.escalations[command.escalationId];
-      if (!e) throw new HeadspaceError(ErrorCodes.runEscalationNotFound, `No escalation "${command.escalationId}" in run ${runId}`, { field: 'escalationId' });
-      if (e.answer) return [];
-      if (command.answer === 'escalate' && e.to === 'operator') throw wrongPhase(state, 'escalate past the operator');
-      return answerEscalationEvents(state, command.escalationId, command.answer, command.note, command.by, now);
-    }
-    case 'complete-run':
-      return completeRun(command, state, started);
-    case 'fail-run':
-      return [{ type: 'run.failed', data: { runId, reason: command.reason.slice(0, 5_000), at: now } }];
-  }
-}
+const decide = decideByType<RunCommand, RunState, RunEvent>({
+  'start-run': startRun,
+  'start-session': startSession,
+  'record-session-outcome': recordSessionOutcome,
+  'record-persona-released': recordPersonaReleased,
+  'record-workspace': onActiveRun(recordWorkspace),
+  'record-persona-queued': onActiveRun(recordPersonaQueued),
+  'answer-questions': onActiveRun(answerQuestions),
+  'accept-spec': onActiveRun(acceptSpec),
+  'approve-tasks': onActiveRun(approveTasks),
+  'reject-tasks': onActiveRun(rejectTasks),
+  'record-tasks-created': onActiveRun(recordTasksCreated),
+  'record-merge': onActiveRun(recordMerge),
+  'answer-escalation': onActiveRun(answerEscalation),
+  'complete-run': onActiveRun(completeRun),
+  'fail-run': onActiveRun(failRun),
+});
 
 export const runDecider: Decider<RunCommand, RunState, RunEvent> = { decide, evolve: evolveRun, initialState: initialRunState };

@@ -23,7 +23,7 @@ import {
 } from '@headspace/contracts';
 import { EventStore, migrate } from '@headspace/event-store';
 import { JetStreamTransport, WireErrorFilter } from '@headspace/messaging';
-import { NATS_CONNECTION, PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
+import { NATS_CONNECTION, openReadOrm, PG_POOL, READ_ORM, ReadModel, SERVICE_SCHEMA } from '@headspace/platform';
 import { Module, type DynamicModule, type INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { expectRebuiltEqualsLive, waitFor } from '@headspace/testing';
@@ -39,6 +39,8 @@ import { GetRunHandler } from './get-run/get-run.handler';
 import { GitRunWorkspace } from './git-run-workspace';
 import { ListRunsHandler } from './list-runs/list-runs.handler';
 import { RUN_SESSIONS, type RunSessionStart, type RunSessionsPort } from './run-ports';
+import { AgentSessionRow } from '../sessions/agent-session.entity';
+import { RunRow } from './run.entity';
 import { RunRecorder } from './run-recorder';
 import { RunProcess } from './run.process';
 import { RunsProjection } from './runs.projection';
@@ -58,7 +60,7 @@ class RunHandlersModule {
     return {
       module: RunHandlersModule,
       controllers: [StartRunHandler, AnswerRunHandler, GetRunHandler, ListRunsHandler],
-      providers: [{ provide: EventStore, useValue: store }, ...Object.getOwnPropertySymbols(providers).map((provide) => ({ provide, useValue: providers[provide] }))],
+      providers: [{ provide: EventStore, useValue: store }, ReadModel, ...Object.getOwnPropertySymbols(providers).map((provide) => ({ provide, useValue: providers[provide] }))],
     };
   }
 }
@@ -166,7 +168,13 @@ beforeAll(async () => {
   projection = new RunsProjection(store);
   projection.onApplicationBootstrap();
   handlers = await NestFactory.createMicroservice(
-    RunHandlersModule.with({ [NATS_CONNECTION]: tm.nc, [PG_POOL]: tm.db.pool, [SERVICE_SCHEMA]: schema, [RUN_SESSIONS]: noSessions }),
+    RunHandlersModule.with({
+      [NATS_CONNECTION]: tm.nc,
+      [PG_POOL]: tm.db.pool,
+      [SERVICE_SCHEMA]: schema,
+      [RUN_SESSIONS]: noSessions,
+      [READ_ORM]: await openReadOrm(tm.db.pool, tm.db.url, schema, [RunRow, AgentSessionRow]),
+    }),
     { strategy: new JetStreamTransport({ connection: tm.nc, pool: tm.db.pool, schema }), logger: false },
   );
   handlers.useGlobalFilters(new WireErrorFilter());

@@ -12,7 +12,7 @@ import {
   type sessionStarted,
   type sessionToolCalled,
 } from '@headspace/contracts';
-import type { Decider } from '@headspace/event-store';
+import { decideByType, type Decider } from '@headspace/event-store';
 
 export type SessionEvent =
   | { type: 'session.started'; data: EventData<typeof sessionStarted> }
@@ -66,79 +66,93 @@ function requireRunning(state: SessionState, sessionId: string): void {
   if (state.status === 'ended') throw new HeadspaceError(ErrorCodes.sessionAlreadyEnded, `Session "${sessionId}" has ended`, { field: 'sessionId' });
 }
 
+type Decide<T extends SessionCommand['type']> = (command: Extract<SessionCommand, { type: T }>, state: SessionState) => SessionEvent[];
+
+/** The command's fields as the event's data, stamped with its time. */
+const recorded = <C extends { type: string; now: string }>({ type: _t, now, ...data }: C) => ({ ...data, at: now });
+
+/** A session starts once; starting it again decides nothing. */
+const startSession: Decide<'start-session'> = ({ type: _t, now, ...data }, state) => (state.status !== 'none' ? [] : [{ type: 'session.started', data: { ...data, startedAt: now } }]);
+
+/** Turns are recorded once each, in order, and only once every tool call of the last turn is answered. */
+const recordModelCall: Decide<'record-model-call'> = (command, state) => {
+  if (state.status !== 'none' && command.turn <= state.turns) return [];
+  requireRunning(state, command.sessionId);
+  if (command.turn !== state.turns + 1) {
+    throw new HeadspaceError(ErrorCodes.sessionTurnOutOfOrder, `Turn ${command.turn} recorded after turn ${state.turns}`, { field: 'turn' });
+  }
+  if (Object.keys(state.pendingToolUses).length > 0) {
+    throw new HeadspaceError(ErrorCodes.sessionTurnOutOfOrder, `Turn ${command.turn} recorded while tool calls of turn ${state.turns} are unanswered`, { field: 'turn' });
+  }
+  return [{ type: 'session.model-called', data: recorded(command) }];
+};
+
+/** A tool result answers a tool_use the model asked for, once: a resumed session never repeats its side effect. */
+const recordToolCall: Decide<'record-tool-call'> = (command, state) => {
+  if (state.completedToolUses[command.toolUseId]) return [];
+  requireRunning(state, command.sessionId);
+  if (!state.pendingToolUses[command.toolUseId]) {
+    throw new HeadspaceError(ErrorCodes.sessionUnknownToolUse, `The model did not ask for tool use "${command.toolUseId}"`, { field: 'toolUseId' });
+  }
+  return [{ type: 'session.tool-called', data: recorded(command) }];
+};
+
+/** Every budget decision of a running session is recorded. */
+const recordBudgetDecision: Decide<'record-budget-decision'> = (command, state) => {
+  requireRunning(state, command.sessionId);
+  return [{ type: 'session.budget-decided', data: recorded(command) }];
+};
+
+/** A running session hands off once. */
+const recordHandoff: Decide<'record-handoff'> = (command, state) => {
+  if (state.handedOff) return [];
+  requireRunning(state, command.sessionId);
+  return [{ type: 'session.handed-off', data: recorded(command) }];
+};
+
+/** A running session reflects once. */
+const recordReflection: Decide<'record-reflection'> = (command, state) => {
+  if (state.reflected) return [];
+  requireRunning(state, command.sessionId);
+  return [{ type: 'session.reflected', data: recorded(command) }];
+};
+
+/** A running session ends once, with the sums of its turns, usage, tools and files. */
+const endSession: Decide<'end-session'> = (command, state) => {
+  if (state.status === 'ended') return [];
+  requireRunning(state, command.sessionId);
+  return [
+    {
+      type: 'session.ended',
+      data: {
+        sessionId: command.sessionId,
+        exitReason: command.exitReason,
+        summary: command.summary,
+        turns: state.turns,
+        usage: state.usage,
+        toolsUsed: state.toolsUsed,
+        filesModified: state.filesModified,
+        ...(command.error ? { error: command.error } : {}),
+        at: command.now,
+      },
+    },
+  ];
+};
+
 /**
  * Decisions are idempotent where a resumed orchestrator may repeat them: recording a turn or a tool
  * result that is already in the stream appends nothing, so a crash between acting and recording
  * cannot double-count a turn or a tool call.
  */
-function decide(command: SessionCommand, state: SessionState): SessionEvent[] {
-  const { now } = command;
-  switch (command.type) {
-    case 'start-session': {
-      if (state.status !== 'none') return [];
-      const { type: _t, now: _n, ...data } = command;
-      return [{ type: 'session.started', data: { ...data, startedAt: now } }];
-    }
-    case 'record-model-call': {
-      if (state.status !== 'none' && command.turn <= state.turns) return [];
-      requireRunning(state, command.sessionId);
-      if (command.turn !== state.turns + 1) {
-        throw new HeadspaceError(ErrorCodes.sessionTurnOutOfOrder, `Turn ${command.turn} recorded after turn ${state.turns}`, { field: 'turn' });
-      }
-      if (Object.keys(state.pendingToolUses).length > 0) {
-        throw new HeadspaceError(ErrorCodes.sessionTurnOutOfOrder, `Turn ${command.turn} recorded while tool calls of turn ${state.turns} are unanswered`, { field: 'turn' });
-      }
-      const { type: _t, now: _n, ...data } = command;
-      return [{ type: 'session.model-called', data: { ...data, at: now } }];
-    }
-    case 'record-tool-call': {
-      if (state.completedToolUses[command.toolUseId]) return [];
-      requireRunning(state, command.sessionId);
-      if (!state.pendingToolUses[command.toolUseId]) {
-        throw new HeadspaceError(ErrorCodes.sessionUnknownToolUse, `The model did not ask for tool use "${command.toolUseId}"`, { field: 'toolUseId' });
-      }
-      const { type: _t, now: _n, ...data } = command;
-      return [{ type: 'session.tool-called', data: { ...data, at: now } }];
-    }
-    case 'record-budget-decision': {
-      requireRunning(state, command.sessionId);
-      const { type: _t, now: _n, ...data } = command;
-      return [{ type: 'session.budget-decided', data: { ...data, at: now } }];
-    }
-    case 'record-handoff': {
-      if (state.handedOff) return [];
-      requireRunning(state, command.sessionId);
-      const { type: _t, now: _n, ...data } = command;
-      return [{ type: 'session.handed-off', data: { ...data, at: now } }];
-    }
-    case 'record-reflection': {
-      if (state.reflected) return [];
-      requireRunning(state, command.sessionId);
-      const { type: _t, now: _n, ...data } = command;
-      return [{ type: 'session.reflected', data: { ...data, at: now } }];
-    }
-    case 'end-session': {
-      if (state.status === 'ended') return [];
-      requireRunning(state, command.sessionId);
-      return [
-        {
-          type: 'session.ended',
-          data: {
-            sessionId: command.sessionId,
-            exitReason: command.exitReason,
-            summary: command.summary,
-            turns: state.turns,
-            usage: state.usage,
-            toolsUsed: state.toolsUsed,
-            filesModified: state.filesModified,
-            ...(command.error ? { error: command.error } : {}),
-            at: now,
-          },
-        },
-      ];
-    }
-  }
-}
+const decide = decideByType<SessionCommand, SessionState, SessionEvent>({
+  'start-session': startSession,
+  'record-model-call': recordModelCall,
+  'record-tool-call': recordToolCall,
+  'record-budget-decision': recordBudgetDecision,
+  'record-handoff': recordHandoff,
+  'record-reflection': recordReflection,
+  'end-session': endSession,
+});
 
 function toolUsesOf(content: Array<Record<string, unknown>>): Record<string, string> {
   const pending: Record<string, string> = {};

@@ -93,6 +93,35 @@ describe('agent session decider', () => {
       .thenThrows(codeIs('SESSION.ALREADY_ENDED'));
   });
 
+  it('a running session records its next turn, the tool result the model asked for, and its budget decision', () => {
+    DeciderSpec.for(agentSessionDecider).given([started]).when(recordTurn(1)).then([turn1]);
+    DeciderSpec.for(agentSessionDecider).given([started, turn1]).when(recordTool).then([toolDone]);
+    DeciderSpec.for(agentSessionDecider)
+      .given([started, turn1, toolDone])
+      .when({ type: 'record-budget-decision', sessionId: 's-1', turn: 2, decision: 'downgraded', model: 'claude-haiku-4-5', now })
+      .then([{ type: 'session.budget-decided', data: { sessionId: 's-1', turn: 2, decision: 'downgraded', model: 'claude-haiku-4-5', at: now } }]);
+  });
+
+  it('a handoff and a reflection are recorded once each', () => {
+    const handedOff: SessionEvent = { type: 'session.handed-off', data: { sessionId: 's-1', handoff: { next: 'finish the parser' }, contextUsedPercent: 81, at: now } };
+    const reflected: SessionEvent = { type: 'session.reflected', data: { sessionId: 's-1', reflection: { learned: 'x' }, malformed: false, at: now } };
+    const handoff = { type: 'record-handoff' as const, sessionId: 's-1', handoff: { next: 'finish the parser' }, contextUsedPercent: 81, now };
+    const reflection = { type: 'record-reflection' as const, sessionId: 's-1', reflection: { learned: 'x' }, malformed: false, now };
+    DeciderSpec.for(agentSessionDecider).given([started, turn1]).when(handoff).then([handedOff]);
+    DeciderSpec.for(agentSessionDecider).given([started, turn1, handedOff]).when(handoff).then([]);
+    DeciderSpec.for(agentSessionDecider).given([started, turn1]).when(reflection).then([reflected]);
+    DeciderSpec.for(agentSessionDecider).given([started, turn1, reflected]).when(reflection).then([]);
+    DeciderSpec.for(agentSessionDecider).given([]).when(handoff).thenThrows(codeIs('SESSION.NOT_FOUND'));
+  });
+
+  it('ending a session twice records nothing the second time', () => {
+    const ended: SessionEvent = {
+      type: 'session.ended',
+      data: { sessionId: 's-1', exitReason: 'completed', summary: 'done', turns: 1, usage, toolsUsed: [], filesModified: [], at: now },
+    };
+    DeciderSpec.for(agentSessionDecider).given([started, ended]).when({ type: 'end-session', sessionId: 's-1', exitReason: 'error', summary: 'again', now }).then([]);
+  });
+
   it('recording on a session that never started is refused as not found', () => {
     DeciderSpec.for(agentSessionDecider).given([]).when(recordTurn(1)).thenThrows(codeIs('SESSION.NOT_FOUND'));
   });

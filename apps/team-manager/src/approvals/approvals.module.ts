@@ -9,14 +9,7 @@ import { ApprovalTimeoutSweeper } from './timeout-sweeper/approval-timeout.sweep
 
 /** The approvals queue: one stream per approval, the approvals projection, the timeout sweeper. */
 @Module({
-  providers: [
-    ApprovalCommands,
-    ApprovalsProjection,
-    RequestApprovalHandler,
-    AnswerApprovalHandler,
-    ListApprovalsHandler,
-    GetApprovalHandler,
-    ApprovalTimeoutSweeper,
-  ],
+  providers: [ApprovalCommands, ApprovalsProjection, ApprovalTimeoutSweeper],
+  controllers: [RequestApprovalHandler, AnswerApprovalHandler, ListApprovalsHandler, GetApprovalHandler],
 })
 export class ApprovalsModule {}

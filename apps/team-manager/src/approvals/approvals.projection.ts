@@ -1,47 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { approvalEvents, type ApprovalView } from '@headspace/contracts';
+import { approvalEvents } from '@headspace/contracts';
 import { EventStore, type RecordedEvent } from '@headspace/event-store';
 import { Projection } from '@headspace/platform';
 import type { PoolClient } from 'pg';
 import type { ApprovalEvent } from './approval.decider';
-
-export interface ApprovalRow {
-  approval_id: string;
-  team: string;
-  kind: ApprovalView['kind'];
-  requester: string;
-  summary: string;
-  payload: Record<string, unknown>;
-  default_answer: ApprovalView['defaultAnswer'];
-  status: ApprovalView['status'];
-  decision: ApprovalView['decision'] | null;
-  reason: string | null;
-  decided_by: string | null;
-  decision_source: ApprovalView['decisionSource'] | null;
-  requested_at: Date;
-  expires_at: Date;
-  decided_at: Date | null;
-}
-
-export function toApprovalView(row: ApprovalRow): ApprovalView {
-  return {
-    approvalId: row.approval_id,
-    team: row.team,
-    kind: row.kind,
-    requester: row.requester,
-    summary: row.summary,
-    payload: row.payload,
-    defaultAnswer: row.default_answer,
-    status: row.status,
-    ...(row.decision ? { decision: row.decision } : {}),
-    ...(row.reason !== null ? { reason: row.reason } : {}),
-    ...(row.decided_by ? { decidedBy: row.decided_by } : {}),
-    ...(row.decision_source ? { decisionSource: row.decision_source } : {}),
-    requestedAt: row.requested_at.toISOString(),
-    expiresAt: row.expires_at.toISOString(),
-    ...(row.decided_at ? { decidedAt: row.decided_at.toISOString() } : {}),
-  };
-}
 
 /** The approvals queue read model: pending approvals by team and kind, and every decision. */
 @Injectable()

@@ -8,6 +8,7 @@ import { UnlockFileHandler } from './unlock-file/unlock-file.handler';
 
 /** File locks (seed 003 Req 6.4): one lock per workspace path, stale locks broken, released on task completion. */
 @Module({
-  providers: [FileLockRepository, FileLocksProjection, LockFileHandler, UnlockFileHandler, ReleaseHolderLocksHandler, ListFileLocksHandler],
+  providers: [FileLockRepository, FileLocksProjection],
+  controllers: [LockFileHandler, UnlockFileHandler, ReleaseHolderLocksHandler, ListFileLocksHandler],
 })
 export class LocksModule {}

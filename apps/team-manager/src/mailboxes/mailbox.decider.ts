@@ -8,7 +8,7 @@ import {
   type shutdownAnswered,
   type shutdownRequested,
 } from '@headspace/contracts';
-import type { Decider } from '@headspace/event-store';
+import { decideByType, evolveByType, type Decider } from '@headspace/event-store';
 import type { z } from 'zod';
 
 /**
@@ -70,35 +70,10 @@ type Delivered = EventData<typeof messageDelivered>;
 
 const fail = (code: string, message: string, field: string) => new HeadspaceError(code, message, { field });
 
-export const mailboxDecider: Decider<MailboxCommand, MailboxState, MailboxEvent> = {
-  initialState: () => ({ inboxes: new Map(), openRequests: new Map() }),
-
-  decide(command, state) {
-    return command.type === 'open-inbox' ? decideOpen(command, state) : decideSend(command, state);
-  },
-
-  evolve(state, event) {
-    switch (event.type) {
-      case 'mailbox.inbox-opened': {
-        const inboxes = new Map(state.inboxes).set(event.data.memberId, event.data.role);
-        return { ...state, inboxes, lead: event.data.role === 'lead' ? event.data.memberId : state.lead };
-      }
-      case 'mailbox.shutdown-requested':
-        return { ...state, openRequests: new Map(state.openRequests).set(event.data.requestId, { from: event.data.from, to: event.data.to }) };
-      case 'mailbox.shutdown-answered': {
-        const openRequests = new Map(state.openRequests);
-        openRequests.delete(event.data.requestId);
-        return { ...state, openRequests };
-      }
-      default:
-        return state;
-    }
-  },
-};
-
-function decideOpen(command: OpenInbox, state: MailboxState): MailboxEvent[] {
+/** An inbox opens once per member, in one role; a team has one lead inbox. Opening it again in the same role decides nothing. */
+function openInbox(command: OpenInbox, state: MailboxState): MailboxEvent[] {
   const existing = state.inboxes.get(command.memberId);
-  if (existing === command.role) return []; // idempotent: already open with that role
+  if (existing === command.role) return [];
   if (existing) {
     throw fail(ErrorCodes.mailboxRoleConflict, `"${command.memberId}" already has an inbox as ${existing}`, 'role');
   }
@@ -108,87 +83,127 @@ function decideOpen(command: OpenInbox, state: MailboxState): MailboxEvent[] {
   return [{ type: 'mailbox.inbox-opened', data: { team: command.team, memberId: command.memberId, role: command.role, openedAt: command.now } }];
 }
 
-function decideSend(command: SendMessage, state: MailboxState): MailboxEvent[] {
+/** What every kind of send decides with: the registry, the command, and its copy and addressee rules. */
+interface Sending {
+  state: MailboxState;
+  command: SendMessage;
+  deliver: (recipient: string, fields: Omit<Delivered, 'messageId' | 'team' | 'from' | 'sentAt' | 'recipient'>) => MailboxEvent;
+  /** Another member with an inbox. */
+  addressee: (to: string) => string;
+}
+
+const topicOf = (r: Pick<Delivered, 'topic'>): Pick<Delivered, 'topic'> => (r.topic ? { topic: r.topic } : {});
+
+const sends = decideByType<SendRequest, Sending, MailboxEvent>({
+  /** A DM goes to its recipient in full; between two members other than the lead, the lead sees that it happened, as its summary only. */
+  message: (r, { state, deliver, addressee }) => {
+    const to = addressee(r.to);
+    const events = [deliver(to, { type: 'message', visibility: 'full', body: r.body, summary: r.summary, ...topicOf(r) })];
+    if (state.lead && state.lead !== r.from && state.lead !== to) {
+      events.push(deliver(state.lead, { type: 'message', visibility: 'summary', peerTo: to, body: null, summary: r.summary, ...topicOf(r) }));
+    }
+    return events;
+  },
+
+  /** To every open inbox but the sender's, in a fixed order (the appends lock inbox streams in this order). */
+  broadcast: (r, { state, deliver }) =>
+    [...state.inboxes.keys()]
+      .filter((member) => member !== r.from)
+      .sort()
+      .map((member) => deliver(member, { type: 'broadcast', visibility: 'full', body: r.body, summary: r.summary, ...topicOf(r) })),
+
+  /** Only the lead asks a member to shut down; the request stays open until that member answers. */
+  shutdown_request: (r, { state, command, deliver, addressee }) => {
+    if (state.lead !== r.from) throw fail(ErrorCodes.mailboxNotAllowed, 'Only the team lead sends shutdown requests', 'from');
+    const to = addressee(r.to);
+    return [
+      { type: 'mailbox.shutdown-requested', data: { team: r.team, requestId: command.requestId, from: r.from, to, requestedAt: command.now } },
+      deliver(to, {
+        type: 'shutdown_request',
+        visibility: 'full',
+        requestId: command.requestId,
+        body: r.body ?? 'The team lead asks you to shut down: approve when your work is saved, or reject with a reason.',
+        ...(r.summary ? { summary: r.summary } : {}),
+      }),
+    ];
+  },
+
+  /** Only the member an open request was sent to answers it, once; the answer goes back to whoever asked. */
+  shutdown_response: (r, { state, command, deliver }) => {
+    const open = state.openRequests.get(r.requestId);
+    if (!open || open.to !== r.from) {
+      throw fail(ErrorCodes.mailboxUnknownRequest, `No open shutdown request "${r.requestId}" was sent to "${r.from}"`, 'requestId');
+    }
+    const reason = r.reason === undefined ? {} : { reason: r.reason };
+    return [
+      { type: 'mailbox.shutdown-answered', data: { team: r.team, requestId: r.requestId, from: r.from, to: open.from, approve: r.approve, ...reason, answeredAt: command.now } },
+      deliver(open.from, {
+        type: 'shutdown_response',
+        visibility: 'full',
+        requestId: r.requestId,
+        approve: r.approve,
+        ...reason,
+        body: r.body ?? (r.approve ? 'Shutdown approved.' : `Shutdown rejected: ${r.reason}`),
+      }),
+    ];
+  },
+
+  /**
+   * A member (never the lead) tells the lead it is idle. While the lead waits for shutdown answers an
+   * idle member is expected: recorded, but flagged so no one answers it. A team shutdown counts from
+   * the moment it was accepted (before the bridge delivers its requests) until it is aborted, whether
+   * or not members answered through their mailboxes; the lead's own mailbox requests while open.
+   */
+  idle_notification: (r, { state, deliver }) => {
+    if (!state.lead) throw fail(ErrorCodes.mailboxLeadNotFound, `Team "${r.team}" has no lead inbox to notify`, 'from');
+    if (state.lead === r.from) throw fail(ErrorCodes.mailboxNotAllowed, 'The lead does not notify itself of idleness', 'from');
+    const lead = state.lead;
+    const team = state.teamShutdown;
+    const shuttingDown =
+      team?.underway === true || [...state.openRequests].some(([requestId, request]) => request.from === lead && !team?.requestIds.has(requestId));
+    return [
+      deliver(lead, {
+        type: 'idle_notification',
+        visibility: 'full',
+        body: r.body ?? `${r.from} is idle.`,
+        ...(r.summary ? { summary: r.summary } : {}),
+        suppressAutoReply: shuttingDown,
+      }),
+    ];
+  },
+});
+
+/** Only a member with an inbox sends; what it sends decides by its kind. */
+function send(command: SendMessage, state: MailboxState): MailboxEvent[] {
   const { request: r, messageId, now } = command;
   if (!state.inboxes.has(r.from)) throw fail(ErrorCodes.mailboxUnknownSender, `"${r.from}" has no inbox in team "${r.team}"`, 'from');
   const base = { messageId, team: r.team, from: r.from, sentAt: now };
-  const deliver = (recipient: string, fields: Omit<Delivered, 'messageId' | 'team' | 'from' | 'sentAt' | 'recipient'>): MailboxEvent => ({
-    type: 'mailbox.message-delivered',
-    data: { ...base, recipient, ...fields },
+  return sends(r, {
+    state,
+    command,
+    deliver: (recipient, fields) => ({ type: 'mailbox.message-delivered', data: { ...base, recipient, ...fields } }),
+    addressee: (to) => {
+      if (to === r.from) throw fail(ErrorCodes.mailboxRecipientInvalid, 'A member cannot message itself', 'to');
+      if (!state.inboxes.has(to)) throw fail(ErrorCodes.mailboxUnknownRecipient, `"${to}" has no inbox in team "${r.team}"`, 'to');
+      return to;
+    },
   });
-  const addressee = (to: string) => {
-    if (to === r.from) throw fail(ErrorCodes.mailboxRecipientInvalid, 'A member cannot message itself', 'to');
-    if (!state.inboxes.has(to)) throw fail(ErrorCodes.mailboxUnknownRecipient, `"${to}" has no inbox in team "${r.team}"`, 'to');
-    return to;
-  };
-
-  switch (r.type) {
-    case 'message': {
-      const to = addressee(r.to);
-      const events = [deliver(to, { type: 'message', visibility: 'full', body: r.body, summary: r.summary, ...(r.topic ? { topic: r.topic } : {}) })];
-      // A DM between two members other than the lead: the lead sees that it happened, as its summary only.
-      if (state.lead && state.lead !== r.from && state.lead !== to) {
-        events.push(deliver(state.lead, { type: 'message', visibility: 'summary', peerTo: to, body: null, summary: r.summary, ...(r.topic ? { topic: r.topic } : {}) }));
-      }
-      return events;
-    }
-    case 'broadcast':
-      // To every open inbox but the sender's, in a fixed order (the appends lock inbox streams in this order).
-      return [...state.inboxes.keys()]
-        .filter((member) => member !== r.from)
-        .sort()
-        .map((member) => deliver(member, { type: 'broadcast', visibility: 'full', body: r.body, summary: r.summary, ...(r.topic ? { topic: r.topic } : {}) }));
-    case 'shutdown_request': {
-      if (state.lead !== r.from) throw fail(ErrorCodes.mailboxNotAllowed, 'Only the team lead sends shutdown requests', 'from');
-      const to = addressee(r.to);
-      return [
-        { type: 'mailbox.shutdown-requested', data: { team: r.team, requestId: command.requestId, from: r.from, to, requestedAt: now } },
-        deliver(to, {
-          type: 'shutdown_request',
-          visibility: 'full',
-          requestId: command.requestId,
-          body: r.body ?? 'The team lead asks you to shut down: approve when your work is saved, or reject with a reason.',
-          ...(r.summary ? { summary: r.summary } : {}),
-        }),
-      ];
-    }
-    case 'shutdown_response': {
-      const open = state.openRequests.get(r.requestId);
-      if (!open || open.to !== r.from) {
-        throw fail(ErrorCodes.mailboxUnknownRequest, `No open shutdown request "${r.requestId}" was sent to "${r.from}"`, 'requestId');
-      }
-      const reason = r.reason === undefined ? {} : { reason: r.reason };
-      return [
-        { type: 'mailbox.shutdown-answered', data: { team: r.team, requestId: r.requestId, from: r.from, to: open.from, approve: r.approve, ...reason, answeredAt: now } },
-        deliver(open.from, {
-          type: 'shutdown_response',
-          visibility: 'full',
-          requestId: r.requestId,
-          approve: r.approve,
-          ...reason,
-          body: r.body ?? (r.approve ? 'Shutdown approved.' : `Shutdown rejected: ${r.reason}`),
-        }),
-      ];
-    }
-    case 'idle_notification': {
-      if (!state.lead) throw fail(ErrorCodes.mailboxLeadNotFound, `Team "${r.team}" has no lead inbox to notify`, 'from');
-      if (state.lead === r.from) throw fail(ErrorCodes.mailboxNotAllowed, 'The lead does not notify itself of idleness', 'from');
-      // While the lead waits for shutdown answers, an idle member is expected: record it, but flag it so no one answers it.
-      // A team shutdown counts from the moment it was accepted (before the bridge delivers its requests) until it is
-      // aborted, whether or not members answered through their mailboxes; the lead's own mailbox requests while open.
-      const lead = state.lead;
-      const team = state.teamShutdown;
-      const shuttingDown =
-        team?.underway === true || [...state.openRequests].some(([requestId, request]) => request.from === lead && !team?.requestIds.has(requestId));
-      return [
-        deliver(lead, {
-          type: 'idle_notification',
-          visibility: 'full',
-          body: r.body ?? `${r.from} is idle.`,
-          ...(r.summary ? { summary: r.summary } : {}),
-          suppressAutoReply: shuttingDown,
-        }),
-      ];
-    }
-  }
 }
+
+export const mailboxDecider: Decider<MailboxCommand, MailboxState, MailboxEvent> = {
+  initialState: () => ({ inboxes: new Map(), openRequests: new Map() }),
+  decide: decideByType<MailboxCommand, MailboxState, MailboxEvent>({ 'open-inbox': openInbox, 'send-message': send }),
+  evolve: evolveByType<MailboxState, MailboxEvent>({
+    'mailbox.inbox-opened': (state, { data }) => ({
+      ...state,
+      inboxes: new Map(state.inboxes).set(data.memberId, data.role),
+      lead: data.role === 'lead' ? data.memberId : state.lead,
+    }),
+    'mailbox.shutdown-requested': (state, { data }) => ({ ...state, openRequests: new Map(state.openRequests).set(data.requestId, { from: data.from, to: data.to }) }),
+    'mailbox.shutdown-answered': (state, { data }) => {
+      const openRequests = new Map(state.openRequests);
+      openRequests.delete(data.requestId);
+      return { ...state, openRequests };
+    },
+  }),
+};

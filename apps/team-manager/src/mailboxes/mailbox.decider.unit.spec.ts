@@ -61,6 +61,26 @@ describe('mailbox decider', () => {
     DeciderSpec.for(mailboxDecider).given([...roster, requested, events[0]]).when(answer).thenThrows(is('MAILBOX.UNKNOWN_REQUEST'));
   });
 
+  it('the lead asks a member to shut down: the request is opened and a copy delivered to that member', () => {
+    DeciderSpec.for(mailboxDecider).given(roster).when(send({ type: 'shutdown_request', from: 'lead', to: 'a' })).then([
+      { type: 'mailbox.shutdown-requested', data: { team, requestId: 'r-1', from: 'lead', to: 'a', requestedAt: now } },
+      {
+        type: 'mailbox.message-delivered',
+        data: {
+          messageId: 'm-1',
+          team,
+          from: 'lead',
+          sentAt: now,
+          recipient: 'a',
+          type: 'shutdown_request',
+          visibility: 'full',
+          requestId: 'r-1',
+          body: 'The team lead asks you to shut down: approve when your work is saved, or reject with a reason.',
+        },
+      },
+    ]);
+  });
+
   it('an idle notification is flagged suppressAutoReply while the lead waits for a shutdown answer', () => {
     const requested: MailboxEvent = { type: 'mailbox.shutdown-requested', data: { team, requestId: 'r-1', from: 'lead', to: 'b', requestedAt: now } };
     const idle = (history: MailboxEvent[]) => mailboxDecider.decide(send({ type: 'idle_notification' }), history.reduce(mailboxDecider.evolve, mailboxDecider.initialState()));

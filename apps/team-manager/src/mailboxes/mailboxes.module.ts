@@ -9,7 +9,8 @@ import { TakeUnreadHandler } from './take-unread/take-unread.handler';
 
 /** Mailboxes: open inboxes, send (direct, broadcast, shutdown protocol, idle), take the unread queue, list; the mailbox projection. */
 @Module({
-  providers: [MailboxWriter, OpenInboxHandler, SendMessageHandler, TakeUnreadHandler, PeekUnreadHandler, ListMessagesHandler, MailboxProjection],
+  providers: [MailboxWriter, MailboxProjection],
+  controllers: [OpenInboxHandler, SendMessageHandler, TakeUnreadHandler, PeekUnreadHandler, ListMessagesHandler],
   exports: [MailboxProjection],
 })
 export class MailboxesModule {}

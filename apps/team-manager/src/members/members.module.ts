@@ -12,8 +12,8 @@ import { TeammateInjectionHandler } from './teammate-injection/teammate-injectio
  * roster queries. Decisions go through the team aggregate (TeamsModule's executor).
  */
 @Module({
-  providers: [
-    RosterReader,
+  providers: [RosterReader],
+  controllers: [
     SpawnTeammateHandler,
     ReportIdleHandler,
     AnnounceCompletionHandler,

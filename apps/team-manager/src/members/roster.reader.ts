@@ -1,8 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { ErrorCodes, HeadspaceError, type MemberStatus, type RosterMember } from '@headspace/contracts';
-import { quoteIdent } from '@headspace/event-store';
-import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
-import type { Pool } from 'pg';
+import { ReadModel } from '@headspace/platform';
+import { AnnouncementRow, RosterMemberRow, RosterTeamRow } from '../teams/roster/team-roster.entity';
 
 export interface RosterTeam {
   name: string;
@@ -14,53 +13,43 @@ export interface RosterTeam {
 /** Reads of the team roster projection for the members' queries. */
 @Injectable()
 export class RosterReader {
-  private readonly q: string;
-
-  constructor(@Inject(PG_POOL) private readonly pool: Pool, @Inject(SERVICE_SCHEMA) schema: string) {
-    this.q = quoteIdent(schema);
-  }
+  constructor(private readonly reads: ReadModel) {}
 
   async team(name: string, field = 'team'): Promise<RosterTeam> {
-    const { rows } = await this.pool.query(`SELECT team_name, description, status, lead_agent_type FROM ${this.q}.team_roster_teams WHERE team_name = $1`, [name]);
-    if (!rows[0]) throw new HeadspaceError(ErrorCodes.teamNotFound, `Team "${name}" does not exist`, { field });
-    return { name: rows[0].team_name, description: rows[0].description, status: rows[0].status, leadAgentType: rows[0].lead_agent_type };
+    const row = await this.reads.one(RosterTeamRow, { teamName: name });
+    if (!row) throw new HeadspaceError(ErrorCodes.teamNotFound, `Team "${name}" does not exist`, { field });
+    return { name: row.teamName, description: row.description ?? null, status: row.status, leadAgentType: row.leadAgentType };
   }
 
   async members(team: string, status?: MemberStatus): Promise<RosterMember[]> {
-    const { rows } = await this.pool.query(
-      `SELECT * FROM ${this.q}.team_roster WHERE team_name = $1 AND ($2::text IS NULL OR status = $2) ORDER BY position, member_name`,
-      [team, status ?? null],
-    );
+    const rows = await this.reads.rows(RosterMemberRow, { teamName: team, ...(status ? { status } : {}) }, { orderBy: [{ position: 'asc' }, { memberName: 'asc' }] });
     return rows.map((r) => ({
-      name: r.member_name,
+      name: r.memberName,
       role: r.role,
-      memberId: r.member_id,
-      agentId: r.agent_id,
-      agentType: r.agent_type,
-      model: r.model,
+      memberId: r.memberId ?? null,
+      agentId: r.agentId ?? null,
+      agentType: r.agentType,
+      model: r.model ?? null,
       status: r.status,
-      sessionKey: r.session_key,
-      lane: r.lane,
+      sessionKey: r.sessionKey ?? null,
+      lane: r.lane ?? null,
       depth: r.depth,
-      parent: r.parent,
-      task: r.task,
-      sandbox: r.sandbox,
+      parent: r.parent ?? null,
+      task: r.task ?? null,
+      sandbox: r.sandbox ?? null,
     }));
   }
 
   async announcements(team: string, to?: string) {
-    const { rows } = await this.pool.query(
-      `SELECT * FROM ${this.q}.team_announcements WHERE team_name = $1 AND ($2::text IS NULL OR to_member = $2) ORDER BY position`,
-      [team, to ?? null],
-    );
+    const rows = await this.reads.rows(AnnouncementRow, { teamName: team, ...(to ? { toMember: to } : {}) }, { orderBy: [{ position: 'asc' }] });
     return rows.map((r) => ({
-      announcementId: r.announcement_id,
-      from: r.from_member,
-      to: r.to_member,
+      announcementId: r.announcementId,
+      from: r.fromMember,
+      to: r.toMember,
       outcome: r.outcome,
       summary: r.summary,
-      result: r.result,
-      announcedAt: (r.announced_at as Date).toISOString(),
+      result: r.result ?? null,
+      announcedAt: r.announcedAt.toISOString(),
     }));
   }
 }

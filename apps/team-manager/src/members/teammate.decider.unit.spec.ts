@@ -87,6 +87,16 @@ describe('teammate decisions', () => {
     DeciderSpec.for(teamDecider).given([created, shutting]).when(spawn).thenThrows(code('TEAM.NOT_ACTIVE'));
   });
 
+  it('a sub-agent of a terminated parent is refused naming the parent', () => {
+    const first = spawnedFrom(spawn, [created]);
+    const terminated: TeamEvent = { type: 'teammate.terminated', data: { name: 'researcher', sessionKey: first.data.sessionKey, reason: 'forced', terminatedAt: now } };
+    DeciderSpec.for(teamDecider)
+      .given([created, first, terminated])
+      .when({ ...spawn, name: 'sub', parent: 'researcher' })
+      .thenThrows((e) => code('TEAMMATE.NOT_ACTIVE')(e) && (e as { field?: string }).field === 'parent');
+    DeciderSpec.for(teamDecider).given([created]).when({ ...spawn, name: 'sub', parent: 'ghost' }).thenThrows(code('TEAMMATE.NOT_FOUND'));
+  });
+
   it('Teammate announce flow on completion', () => {
     const first = spawnedFrom(spawn, [created]);
     DeciderSpec.for(teamDecider)

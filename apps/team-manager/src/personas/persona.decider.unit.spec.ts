@@ -94,4 +94,55 @@ describe('persona decider', () => {
       .when({ type: 'set-pool-membership', pool: 'backend', personas: ['con', 'ghost'], now })
       .thenThrows((e) => (e as { field?: string }).field === 'personas.1');
   });
+
+  it('a new config file is recorded with its hash and grants what its pools and limit free up', () => {
+    const queued: PersonaEvent = { type: 'persona.request-queued', data: { requestId: 'q1', pool: 'frontend', reason: 'max-concurrency', position: 1, queuedAt: now } };
+    const { data } = loaded(5) as Extract<PersonaEvent, { type: 'persona.config-loaded' }>;
+    DeciderSpec.for(personaDecider)
+      .given([loaded(1), granted('r1', 'con'), queued])
+      .when({ type: 'load-config', source: 'test', hash: 'h2', config: { maxConcurrentAgents: 5, personas: data.personas, pools: data.pools }, now })
+      .then([{ type: 'persona.config-loaded', data: { ...data, hash: 'h2' } }, granted('q1', 'al', 'frontend', { fromQueue: true })]);
+  });
+
+  it('registers a new persona', () => {
+    DeciderSpec.for(personaDecider).given([loaded()]).when({ type: 'register-persona', persona: persona('verner'), now }).then([
+      { type: 'persona.registered', data: { persona: persona('verner'), registeredAt: now } },
+    ]);
+  });
+
+  it('an update changes only the fields it sets, never the id; an unknown persona is refused', () => {
+    DeciderSpec.for(personaDecider)
+      .given([loaded()])
+      .when({ type: 'update-persona', personaId: 'con', patch: { description: 'backend builder', name: undefined }, now })
+      .then([{ type: 'persona.updated', data: { persona: { ...persona('con'), description: 'backend builder' }, updatedAt: now } }]);
+    DeciderSpec.for(personaDecider).given([loaded()]).when({ type: 'update-persona', personaId: 'ghost', patch: {}, now }).thenThrows(codeIs('PERSONA.NOT_FOUND'));
+  });
+
+  it('pool membership keeps each persona once, in order, and its new members serve the queue at once', () => {
+    const queued: PersonaEvent = { type: 'persona.request-queued', data: { requestId: 'q1', pool: 'empty', reason: 'pool-exhausted', position: 1, queuedAt: now } };
+    DeciderSpec.for(personaDecider)
+      .given([loaded(), queued])
+      .when({ type: 'set-pool-membership', pool: 'empty', personas: ['may', 'con', 'may'], now })
+      .then([{ type: 'persona.pool-membership-set', data: { pool: 'empty', personas: ['may', 'con'], setAt: now } }, granted('q1', 'may', 'empty', { fromQueue: true })]);
+  });
+
+  it('a raised agent limit grants the queued requests it makes room for, oldest first', () => {
+    const queued = (requestId: string, position: number): PersonaEvent => ({
+      type: 'persona.request-queued',
+      data: { requestId, pool: 'backend', reason: 'max-concurrency', position, queuedAt: now },
+    });
+    DeciderSpec.for(personaDecider)
+      .given([loaded(1), granted('r1', 'con'), queued('q1', 1), queued('q2', 2)])
+      .when({ type: 'set-max-concurrent-agents', maxConcurrentAgents: 2, now })
+      .then([{ type: 'persona.max-concurrency-set', data: { maxConcurrentAgents: 2, setAt: now } }, granted('q1', 'may', 'backend', { fromQueue: true })]);
+  });
+
+  it('a queued request is cancelled; a granted one decides nothing; an unknown one is refused', () => {
+    const queued: PersonaEvent = { type: 'persona.request-queued', data: { requestId: 'q1', pool: 'empty', reason: 'pool-exhausted', position: 1, queuedAt: now } };
+    DeciderSpec.for(personaDecider).given([loaded(), queued]).when({ type: 'cancel-persona-request', requestId: 'q1', now }).then([
+      { type: 'persona.request-cancelled', data: { requestId: 'q1', pool: 'empty', cancelledAt: now } },
+    ]);
+    DeciderSpec.for(personaDecider).given([loaded(), granted('r1', 'con')]).when({ type: 'cancel-persona-request', requestId: 'r1', now }).then([]);
+    DeciderSpec.for(personaDecider).given([loaded()]).when({ type: 'cancel-persona-request', requestId: 'nope', now }).thenThrows(codeIs('PERSONA.REQUEST_NOT_FOUND'));
+  });
 });

@@ -13,9 +13,8 @@ import { UpdatePersonaHandler } from './update-persona/update-persona.handler';
 
 /** Personas and pools (seed 000 §5, §8): the registry stream, its leases and queue, the persona board projection. */
 @Module({
-  providers: [
-    PersonaRegistry,
-    PersonaBoardProjection,
+  providers: [PersonaRegistry, PersonaBoardProjection],
+  controllers: [
     RegisterPersonaHandler,
     UpdatePersonaHandler,
     SetPoolMembershipHandler,

@@ -1,29 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { taskEvents, type TaskView } from '@headspace/contracts';
+import { taskEvents } from '@headspace/contracts';
 import { EventStore, type RecordedEvent } from '@headspace/event-store';
 import { Projection } from '@headspace/platform';
 import type { PoolClient } from 'pg';
 import type { TaskEvent } from './task.decider';
-
-export interface TaskBoardRow {
-  team: string;
-  task_id: string;
-  subject: string;
-  description: string;
-  active_form: string | null;
-  status: TaskView['status'];
-  owner: string | null;
-  depends_on: string[];
-  blocked_by: string[];
-  metadata: Record<string, unknown>;
-  files: string[];
-  failed_approaches: Array<{ attempt: number; owner: string; reason: string; at: string }>;
-  attempts: number;
-  max_attempts: number;
-  lease_expires_at: Date | null;
-  created_at: Date;
-  completed_at: Date | null;
-}
 
 /** `task_board`: one row per task, for listing and filtering (status, blocked, owner, metadata). */
 @Injectable()

@@ -10,7 +10,7 @@ import {
   type taskLeaseExpired,
   type taskReleased,
 } from '@headspace/contracts';
-import type { Decider } from '@headspace/event-store';
+import { decideByType, evolveByType, type Decider } from '@headspace/event-store';
 import type { TaskCreatedEvent } from './task-list.decider';
 
 /**
@@ -137,159 +137,125 @@ function requireOwner(task: Existing, owner: string): void {
   throw new HeadspaceError(ErrorCodes.taskNotClaimed, `Task "${task.taskId}" is not claimed`, { field: 'taskId', details: { taskId: task.taskId } });
 }
 
+/** The owner's lease renewed until `now + leaseMs`. */
+const renewal = (task: Existing, owner: string, activeForm: string | undefined, leaseMs: number, now: string): TaskEvent => ({
+  type: 'task.heartbeat',
+  data: { team: task.team, taskId: task.taskId, owner, ...(activeForm === undefined ? {} : { activeForm }), leaseExpiresAt: plus(now, leaseMs), at: now },
+});
+
+/**
+ * A pending task whose dependencies are all completed is claimed as its next attempt. The owner
+ * claiming again (a retry with a new command id, a restarted agent) keeps its task: the claim renews
+ * the lease like a heartbeat, at the stream's exact version, so it holds only if no expiry was
+ * recorded first. Anyone else is refused.
+ */
+function claim(command: ClaimTask, state: TaskState): TaskEvent[] {
+  const task = existing(state);
+  refuseFinished(task);
+  if (task.status === 'claimed') {
+    if (task.owner === command.owner) return [renewal(task, command.owner, command.activeForm, command.leaseMs, command.now)];
+    throw new HeadspaceError(ErrorCodes.taskAlreadyClaimed, `Task "${task.taskId}" is already claimed`, { field: 'taskId', details: { taskId: task.taskId, owner: task.owner } });
+  }
+  if (command.incompleteDependencies.length > 0) {
+    throw new HeadspaceError(ErrorCodes.taskBlocked, `Task "${task.taskId}" is blocked by ${command.incompleteDependencies.join(', ')}`, {
+      field: 'taskId',
+      details: { taskId: task.taskId, blockedBy: command.incompleteDependencies },
+    });
+  }
+  return [
+    {
+      type: 'task.claimed',
+      data: {
+        team: task.team,
+        taskId: task.taskId,
+        owner: command.owner,
+        ...(command.activeForm === undefined ? {} : { activeForm: command.activeForm }),
+        attempt: task.attempts + 1,
+        leaseMs: command.leaseMs,
+        leaseExpiresAt: plus(command.now, command.leaseMs),
+        claimedAt: command.now,
+      },
+    },
+  ];
+}
+
+/** Only the holder of the current lease renews it, by its own lease length unless the heartbeat names one. */
+function heartbeat(command: HeartbeatTask, state: TaskState): TaskEvent[] {
+  const task = existing(state);
+  requireOwner(task, command.owner);
+  return [renewal(task, command.owner, command.activeForm, command.leaseMs ?? task.leaseMs ?? 0, command.now)];
+}
+
+/** Only the holder of the current lease completes the task, for good. */
+function complete(command: CompleteTask, state: TaskState): TaskEvent[] {
+  const task = existing(state);
+  requireOwner(task, command.owner);
+  return [
+    {
+      type: 'task.completed',
+      data: { team: task.team, taskId: task.taskId, owner: command.owner, ...(command.result === undefined ? {} : { result: command.result }), completedAt: command.now },
+    },
+  ];
+}
+
+/** Only the holder of the current lease gives the task back: a failed attempt with its reason. */
+function release(command: ReleaseTask, state: TaskState): TaskEvent[] {
+  const task = existing(state);
+  requireOwner(task, command.owner);
+  const released: TaskEvent = {
+    type: 'task.released',
+    data: { team: task.team, taskId: task.taskId, owner: command.owner, attempt: task.attempts, reason: command.reason, releasedAt: command.now },
+  };
+  return [released, ...escalateIfExhausted(task, command.now)];
+}
+
+/** A claimed lease past its expiry is lost (a failed attempt); anything else decides nothing, so the sweeper may ask any time. */
+function expireLease(command: ExpireLease, state: TaskState): TaskEvent[] {
+  if (!state.exists || state.status !== 'claimed' || !state.leaseExpiresAt || !state.owner) return [];
+  if (Date.parse(state.leaseExpiresAt) > Date.parse(command.now)) return [];
+  const expired: TaskEvent = {
+    type: 'task.lease-expired',
+    data: { team: state.team, taskId: state.taskId, owner: state.owner, attempt: state.attempts, leaseExpiresAt: state.leaseExpiresAt, expiredAt: command.now },
+  };
+  return [expired, ...escalateIfExhausted(state, command.now)];
+}
+
+const evolveExisting = evolveByType<Existing, TaskEvent>({
+  'task.claimed': (task, { data }) => ({
+    ...task,
+    status: 'claimed',
+    owner: data.owner,
+    activeForm: data.activeForm ?? task.activeForm,
+    leaseMs: data.leaseMs,
+    leaseExpiresAt: data.leaseExpiresAt,
+    attempts: data.attempt,
+  }),
+  'task.heartbeat': (task, { data }) => ({ ...task, activeForm: data.activeForm ?? task.activeForm, leaseExpiresAt: data.leaseExpiresAt }),
+  'task.lease-expired': (task, { data }) => ({ ...task, status: 'pending', owner: undefined, lastExpiredOwner: data.owner, leaseExpiresAt: undefined }),
+  'task.released': (task) => ({ ...task, status: 'pending', owner: undefined, leaseExpiresAt: undefined }),
+  'task.escalated': (task) => ({ ...task, status: 'escalated' }),
+  'task.completed': (task) => ({ ...task, status: 'completed', leaseExpiresAt: undefined }),
+});
+
+function evolve(state: TaskState, event: TaskEvent): TaskState {
+  if (event.type === 'task.created') {
+    const d = event.data;
+    return {
+      exists: true,
+      team: d.team,
+      taskId: d.taskId,
+      dependsOn: d.dependsOn,
+      maxAttempts: d.maxAttempts,
+      status: 'pending',
+      ...(d.activeForm === undefined ? {} : { activeForm: d.activeForm }),
+      attempts: 0,
+    };
+  }
+  return state.exists ? evolveExisting(state, event) : state;
+}
+
 export const taskDecider: Decider<TaskCommand, TaskState, TaskEvent> = {
   initialState: () => ({ exists: false }),
-
-  decide(command, state) {
-    switch (command.type) {
-      case 'claim': {
-        const task = existing(state);
-        refuseFinished(task);
-        if (task.status === 'claimed') {
-          // The owner claiming again (a retry with a new command id, a restarted agent) keeps its
-          // task: the claim renews the lease like a heartbeat, at the stream's exact version, so it
-          // holds only if no expiry was recorded first. Anyone else is refused.
-          if (task.owner === command.owner) {
-            return [
-              {
-                type: 'task.heartbeat',
-                data: {
-                  team: task.team,
-                  taskId: task.taskId,
-                  owner: command.owner,
-                  ...(command.activeForm === undefined ? {} : { activeForm: command.activeForm }),
-                  leaseExpiresAt: plus(command.now, command.leaseMs),
-                  at: command.now,
-                },
-              },
-            ];
-          }
-          throw new HeadspaceError(ErrorCodes.taskAlreadyClaimed, `Task "${task.taskId}" is already claimed`, {
-            field: 'taskId',
-            details: { taskId: task.taskId, owner: task.owner },
-          });
-        }
-        if (command.incompleteDependencies.length > 0) {
-          throw new HeadspaceError(ErrorCodes.taskBlocked, `Task "${task.taskId}" is blocked by ${command.incompleteDependencies.join(', ')}`, {
-            field: 'taskId',
-            details: { taskId: task.taskId, blockedBy: command.incompleteDependencies },
-          });
-        }
-        return [
-          {
-            type: 'task.claimed',
-            data: {
-              team: task.team,
-              taskId: task.taskId,
-              owner: command.owner,
-              ...(command.activeForm === undefined ? {} : { activeForm: command.activeForm }),
-              attempt: task.attempts + 1,
-              leaseMs: command.leaseMs,
-              leaseExpiresAt: plus(command.now, command.leaseMs),
-              claimedAt: command.now,
-            },
-          },
-        ];
-      }
-      case 'heartbeat': {
-        const task = existing(state);
-        requireOwner(task, command.owner);
-        return [
-          {
-            type: 'task.heartbeat',
-            data: {
-              team: task.team,
-              taskId: task.taskId,
-              owner: command.owner,
-              ...(command.activeForm === undefined ? {} : { activeForm: command.activeForm }),
-              leaseExpiresAt: plus(command.now, command.leaseMs ?? task.leaseMs ?? 0),
-              at: command.now,
-            },
-          },
-        ];
-      }
-      case 'complete': {
-        const task = existing(state);
-        requireOwner(task, command.owner);
-        return [
-          {
-            type: 'task.completed',
-            data: {
-              team: task.team,
-              taskId: task.taskId,
-              owner: command.owner,
-              ...(command.result === undefined ? {} : { result: command.result }),
-              completedAt: command.now,
-            },
-          },
-        ];
-      }
-      case 'release': {
-        const task = existing(state);
-        requireOwner(task, command.owner);
-        const released: TaskEvent = {
-          type: 'task.released',
-          data: { team: task.team, taskId: task.taskId, owner: command.owner, attempt: task.attempts, reason: command.reason, releasedAt: command.now },
-        };
-        return [released, ...escalateIfExhausted(task, command.now)];
-      }
-      case 'expire-lease': {
-        if (!state.exists || state.status !== 'claimed' || !state.leaseExpiresAt || !state.owner) return [];
-        if (Date.parse(state.leaseExpiresAt) > Date.parse(command.now)) return [];
-        const expired: TaskEvent = {
-          type: 'task.lease-expired',
-          data: {
-            team: state.team,
-            taskId: state.taskId,
-            owner: state.owner,
-            attempt: state.attempts,
-            leaseExpiresAt: state.leaseExpiresAt,
-            expiredAt: command.now,
-          },
-        };
-        return [expired, ...escalateIfExhausted(state, command.now)];
-      }
-    }
-  },
-
-  evolve(state, event) {
-    if (event.type === 'task.created') {
-      const d = event.data;
-      return {
-        exists: true,
-        team: d.team,
-        taskId: d.taskId,
-        dependsOn: d.dependsOn,
-        maxAttempts: d.maxAttempts,
-        status: 'pending',
-        ...(d.activeForm === undefined ? {} : { activeForm: d.activeForm }),
-        attempts: 0,
-      };
-    }
-    if (!state.exists) return state;
-    switch (event.type) {
-      case 'task.claimed':
-        return {
-          ...state,
-          status: 'claimed',
-          owner: event.data.owner,
-          activeForm: event.data.activeForm ?? state.activeForm,
-          leaseMs: event.data.leaseMs,
-          leaseExpiresAt: event.data.leaseExpiresAt,
-          attempts: event.data.attempt,
-        };
-      case 'task.heartbeat':
-        return { ...state, activeForm: event.data.activeForm ?? state.activeForm, leaseExpiresAt: event.data.leaseExpiresAt };
-      case 'task.lease-expired':
-        return { ...state, status: 'pending', owner: undefined, lastExpiredOwner: event.data.owner, leaseExpiresAt: undefined };
-      case 'task.released':
-        return { ...state, status: 'pending', owner: undefined, leaseExpiresAt: undefined };
-      case 'task.escalated':
-        return { ...state, status: 'escalated' };
-      case 'task.completed':
-        return { ...state, status: 'completed', leaseExpiresAt: undefined };
-      default:
-        return state;
-    }
-  },
+  decide: decideByType<TaskCommand, TaskState, TaskEvent>({ claim, heartbeat, complete, release, 'expire-lease': expireLease }),
+  evolve,
 };

@@ -14,6 +14,7 @@ import { TASK_SETTINGS, taskSettings } from './task-streams';
 @Module({
   providers: [
     { provide: TASK_SETTINGS, inject: [APP_CONFIG], useFactory: (config: Record<string, unknown>) => taskSettings(config) },
-    TaskBoardProjection, CreateTasksHandler, ClaimTaskHandler, HeartbeatTaskHandler, CompleteTaskHandler, ReleaseTaskHandler, ListTasksHandler, LeaseSweeper],
+    TaskBoardProjection, LeaseSweeper],
+  controllers: [CreateTasksHandler, ClaimTaskHandler, HeartbeatTaskHandler, CompleteTaskHandler, ReleaseTaskHandler, ListTasksHandler],
 })
 export class TasksModule {}

@@ -136,6 +136,41 @@ describe('team decider', () => {
     DeciderSpec.for(teamDecider).given([created, spawned('a')]).when({ type: 'force-shutdown', team: 'alpha', timedOutShutdownId: 's-1', now }).thenThrows(code('TEAM.NOT_ACTIVE'));
   });
 
+  it('the lead completes a shutdown once no member is live; a shut-down team takes no second completion', () => {
+    const approved: TeamEvent = { type: 'team.shutdown-responded', data: { shutdownId: 's-1', requestId: 'r-a', member: 'a', approve: true, implicit: false, to: 'team-lead', respondedAt: now } };
+    const terminated: TeamEvent = { type: 'teammate.terminated', data: { name: 'a', sessionKey: 'agent:default:teammate:a', reason: 'shutdown-approved', terminatedAt: now } };
+    const completed: TeamEvent = { type: 'team.shutdown-completed', data: { shutdownId: 's-1', forced: false, timedOut: false, unanswered: [], completedAt: now } };
+    DeciderSpec.for(teamDecider).given([created, spawned('a'), requested('a'), approved, terminated]).when({ type: 'complete-shutdown', team: 'alpha', now }).then([completed]);
+    DeciderSpec.for(teamDecider)
+      .given([created])
+      .when({ type: 'complete-shutdown', team: 'alpha', now })
+      .then([{ type: 'team.shutdown-completed', data: { forced: false, timedOut: false, unanswered: [], completedAt: now } }]);
+    DeciderSpec.for(teamDecider).given([created, completed]).when({ type: 'complete-shutdown', team: 'alpha', now }).thenThrows(code('TEAM.NOT_ACTIVE'));
+    DeciderSpec.for(teamDecider).given([created, completed]).when({ type: 'force-shutdown', team: 'alpha', now }).thenThrows(code('TEAM.NOT_ACTIVE'));
+  });
+
+  it('the operator forcing a shutdown with none pending terminates every live member and records them all as unanswered', () => {
+    DeciderSpec.for(teamDecider).given([created, spawned('a'), spawned('b')]).when({ type: 'force-shutdown', team: 'alpha', reason: 'stop now', now }).then([
+      { type: 'teammate.terminated', data: { name: 'a', sessionKey: 'agent:default:teammate:a', reason: 'forced', terminatedAt: now } },
+      { type: 'teammate.terminated', data: { name: 'b', sessionKey: 'agent:default:teammate:b', reason: 'forced', terminatedAt: now } },
+      { type: 'team.shutdown-completed', data: { forced: true, timedOut: false, unanswered: ['a', 'b'], reason: 'stop now', completedAt: now } },
+    ]);
+  });
+
+  it('a member going idle outside a shutdown is only idle; a terminated member can neither go idle nor announce', () => {
+    DeciderSpec.for(teamDecider)
+      .given([created, spawned('a')])
+      .when({ type: 'report-teammate-idle', team: 'alpha', member: 'a', summary: 'waiting for review', now })
+      .then([{ type: 'teammate.idle', data: { name: 'a', summary: 'waiting for review', idleAt: now } }]);
+    const terminated: TeamEvent = { type: 'teammate.terminated', data: { name: 'a', sessionKey: 'agent:default:teammate:a', reason: 'forced', terminatedAt: now } };
+    DeciderSpec.for(teamDecider).given([created, spawned('a'), terminated]).when({ type: 'report-teammate-idle', team: 'alpha', member: 'a', now }).thenThrows(code('TEAMMATE.NOT_ACTIVE'));
+    DeciderSpec.for(teamDecider)
+      .given([created, spawned('a'), terminated])
+      .when({ type: 'announce-teammate-completion', team: 'alpha', member: 'a', announcementId: 'an-1', outcome: 'completed', summary: 'done', now })
+      .thenThrows(code('TEAMMATE.NOT_ACTIVE'));
+    DeciderSpec.for(teamDecider).given([created]).when({ type: 'report-teammate-idle', team: 'alpha', member: 'ghost', now }).thenThrows(code('TEAMMATE.NOT_FOUND'));
+  });
+
   it('shutdown of an unknown team is TEAM.NOT_FOUND', () => {
     DeciderSpec.for(teamDecider).given([]).when(requestShutdown).thenThrows(code('TEAM.NOT_FOUND'));
   });

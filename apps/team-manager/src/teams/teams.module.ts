@@ -20,14 +20,9 @@ import { teamsConfigProvider, TEAMS_CONFIG } from './teams.config';
     teamsConfigProvider,
     TeamCommandExecutor,
     TeamRosterProjection,
-    CreateTeamHandler,
-    GetTeamHandler,
-    RequestShutdownHandler,
-    RespondShutdownHandler,
-    CompleteShutdownHandler,
-    ForceShutdownHandler,
     ShutdownTimeoutSweeper,
   ],
+  controllers: [CreateTeamHandler, GetTeamHandler, RequestShutdownHandler, RespondShutdownHandler, CompleteShutdownHandler, ForceShutdownHandler],
   exports: [TeamCommandExecutor, TEAMS_CONFIG],
 })
 export class TeamsModule {}

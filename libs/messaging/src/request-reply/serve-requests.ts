@@ -32,6 +32,8 @@ export interface RequestServer {
 
 /**
  * Answers a command or query on its subject (core NATS request/reply, queue group per service).
+ * JetStreamTransport's own machinery, not exported from the library: a service serves a subject
+ * only through `@MessagePattern`, so it is drained with the app.
  * The request is parsed with the contract's zod schema: a bad one (or one holding a NUL character)
  * is answered with a ValidationError naming the field and the handler never runs. Replies are
  * `{ ok: true, result }` or `{ ok: false, error: WireError }`.

@@ -1,43 +1,41 @@
-import { Inject, Controller } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
+import { raw } from '@mikro-orm/postgresql';
 import { getQuota, rateLimitInfoSchema } from '@headspace/contracts';
-import { EventStore, quoteIdent } from '@headspace/event-store';
-import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
-import type { Pool } from 'pg';
+import { EventStore } from '@headspace/event-store';
+import { ReadModel } from '@headspace/platform';
 import type { z } from 'zod';
+import { RateLimitRow, UsageLedgerRow } from '../../reporting/usage-ledger.entity';
 import { weeklyLimitOf } from '../quota-limits';
 import { predictExhaustion, weekStartOf } from '../week';
 
 /** `get-quota`: this week's consumption by surface and agent, run rate, predicted exhaustion, last rate-limit status. */
 @Controller()
 export class GetQuotaHandler {
-  private readonly q: string;
-
   constructor(
     private readonly store: EventStore,
-    @Inject(PG_POOL) private readonly pool: Pool,
-    @Inject(SERVICE_SCHEMA) schema: string,
-  ) {
-    this.q = quoteIdent(schema);
-  }
+    private readonly reads: ReadModel,
+  ) {}
 
   @MessagePattern(getQuota)
   async handle(request: z.output<typeof getQuota.request>) {
     const now = new Date();
     const weekStart = weekStartOf(now);
     const { limit } = await weeklyLimitOf(this.store, request.project);
-    const by = async (column: 'surface' | 'persona') =>
-      (
-        await this.pool.query<{ key: string; cost: string }>(
-          `SELECT ${column} AS key, sum(cost_micros)::text AS cost FROM ${this.q}.usage_ledger WHERE project = $1 AND occurred_at >= $2 GROUP BY 1 ORDER BY 1`,
-          [request.project, weekStart],
-        )
-      ).rows;
+    const em = this.reads.em();
+    const by = (column: 'surface' | 'persona') =>
+      em
+        .createQueryBuilder(UsageLedgerRow)
+        .select([raw(`${column} AS key, sum(cost_micros)::text AS cost`)])
+        .where({ project: request.project, occurredAt: { $gte: new Date(weekStart) } })
+        .groupBy(column)
+        .orderBy({ [column]: 'asc' })
+        .execute<{ key: string; cost: string }[]>('all', false);
     const bySurface = await by('surface');
     const byAgent = await by('persona');
     const consumed = bySurface.reduce((sum, r) => sum + BigInt(r.cost), 0n);
     const prediction = predictExhaustion(consumed, limit, weekStart, now);
-    const { rows } = await this.pool.query<{ info: unknown }>(`SELECT info FROM ${this.q}.rate_limits WHERE project = $1`, [request.project]);
+    const rateLimit = await em.findOne(RateLimitRow, { project: request.project }, { fields: ['info'] });
     return {
       project: request.project,
       weekStart,
@@ -47,7 +45,7 @@ export class GetQuotaHandler {
       ...(prediction.at ? { predictedExhaustionAt: prediction.at } : {}),
       bySurface: bySurface.map((r) => ({ surface: r.key, costMicros: r.cost })),
       byAgent: byAgent.map((r) => ({ persona: r.key, costMicros: r.cost })),
-      ...(rows.length ? { lastRateLimit: rateLimitInfoSchema.parse(rows[0].info) } : {}),
+      ...(rateLimit ? { lastRateLimit: rateLimitInfoSchema.parse(rateLimit.info) } : {}),
     };
   }
 }

@@ -1,24 +1,12 @@
-import { Inject, Controller } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
-import { ErrorCodes, HeadspaceError, listRuns, type RunView } from '@headspace/contracts';
-import { quoteIdent } from '@headspace/event-store';
-import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
-import type { Pool } from 'pg';
+import { ErrorCodes, HeadspaceError, listRuns } from '@headspace/contracts';
+import { ReadModel } from '@headspace/platform';
 import type { z } from 'zod';
-
-interface RunRow {
-  run_id: string;
-  team: string;
-  title: string;
-  phase: RunView['phase'];
-  mode: RunView['mode'];
-  verdict: string | null;
-  started_at: Date;
-  ended_at: Date | null;
-}
+import { RunRow } from '../run.entity';
 
 /** The cursor is the last row's (started_at, run_id), opaque to callers. */
-const encodeCursor = (row: RunRow) => Buffer.from(JSON.stringify([row.started_at.toISOString(), row.run_id])).toString('base64url');
+const encodeCursor = (row: RunRow) => Buffer.from(JSON.stringify([row.startedAt.toISOString(), row.runId])).toString('base64url');
 
 function decodeCursor(cursor: string): [string, string] {
   try {
@@ -33,35 +21,30 @@ function decodeCursor(cursor: string): [string, string] {
 /** `hs.qry.orchestrator.list-runs`: the runs projection, newest first, keyset-paged. */
 @Controller()
 export class ListRunsHandler {
-  private readonly q: string;
-
-  constructor(
-    @Inject(PG_POOL) private readonly pool: Pool,
-    @Inject(SERVICE_SCHEMA) schema: string,
-  ) {
-    this.q = quoteIdent(schema);
-  }
+  constructor(private readonly reads: ReadModel) {}
 
   @MessagePattern(listRuns)
   async handle({ team, limit, cursor }: z.output<typeof listRuns.request>) {
     const after = cursor ? decodeCursor(cursor) : null;
-    const { rows } = await this.pool.query<RunRow>(
-      `SELECT run_id, team, title, phase, mode, verdict, started_at, ended_at FROM ${this.q}.runs
-       WHERE ($1::text IS NULL OR team = $1) AND ($2::timestamptz IS NULL OR (started_at, run_id) < ($2::timestamptz, $3::text))
-       ORDER BY started_at DESC, run_id DESC LIMIT $4`,
-      [team ?? null, after?.[0] ?? null, after?.[1] ?? null, limit + 1],
+    const rows = await this.reads.rows(
+      RunRow,
+      {
+        ...(team ? { team } : {}),
+        ...(after ? { $or: [{ startedAt: { $lt: new Date(after[0]) } }, { startedAt: new Date(after[0]), runId: { $lt: after[1] } }] } : {}),
+      },
+      { orderBy: [{ startedAt: 'desc' }, { runId: 'desc' }], limit: limit + 1 },
     );
     const page = rows.slice(0, limit);
     return {
-      runs: page.map((r) => ({
-        runId: r.run_id,
-        team: r.team,
-        title: r.title,
-        phase: r.phase,
-        mode: r.mode,
-        verdict: r.verdict,
-        startedAt: r.started_at.toISOString(),
-        endedAt: r.ended_at?.toISOString() ?? null,
+      runs: page.map(({ runId, team, title, phase, mode, verdict, startedAt, endedAt }) => ({
+        runId,
+        team,
+        title,
+        phase,
+        mode,
+        verdict,
+        startedAt: startedAt.toISOString(),
+        endedAt: endedAt?.toISOString() ?? null,
       })),
       nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]) : null,
     };

@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { answerApproval } from '@headspace/contracts';
 import type { RequestContext } from '@headspace/messaging';
-import { NATS_CONNECTION } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
-import { ServedHandler } from '@headspace/platform';
 import { ApprovalCommands } from '../approval-commands.service';
 
 /**
@@ -13,16 +11,12 @@ import { ApprovalCommands } from '../approval-commands.service';
  * APPROVAL.ALREADY_ANSWERED, an answer after the timeout was applied APPROVAL.ALREADY_TIMED_OUT. An
  * answer that arrives after `expiresAt` but before the sweeper has applied the default still counts.
  */
-@Injectable()
-export class AnswerApprovalHandler extends ServedHandler<typeof answerApproval> {
-  constructor(
-    private readonly commands: ApprovalCommands,
-    @Inject(NATS_CONNECTION) nc: NatsConnection,
-  ) {
-    super(answerApproval, nc);
-  }
+@Controller()
+export class AnswerApprovalHandler {
+  constructor(private readonly commands: ApprovalCommands) {}
 
-  async handle(request: z.output<typeof answerApproval.request>, ctx: RequestContext) {
+  @MessagePattern(answerApproval)
+  async handle(@Payload() request: z.output<typeof answerApproval.request>, @Ctx() ctx: RequestContext) {
     const outcome = await this.commands.run({ type: 'answer-approval', ...request, now: new Date().toISOString() }, ctx.commandId ?? randomUUID(), ctx);
     return {
       approvalId: request.approvalId,

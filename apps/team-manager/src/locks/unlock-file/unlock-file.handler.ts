@@ -1,8 +1,8 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { unlockFile } from '@headspace/contracts';
-import { serveRequests, type RequestServer } from '@headspace/messaging';
-import { NATS_CONNECTION } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
+import type { RequestContext } from '@headspace/messaging';
+import type { z } from 'zod';
 import { FileLockRepository } from '../file-lock.repository';
 
 /**
@@ -10,20 +10,13 @@ import { FileLockRepository } from '../file-lock.repository';
  * (same command id) appends nothing and answers `released: true` again, even if the path has been
  * locked by someone else since.
  */
-@Injectable()
-export class UnlockFileHandler implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private server?: RequestServer;
+@Controller()
+export class UnlockFileHandler {
+  constructor(private readonly locks: FileLockRepository) {}
 
-  constructor(private readonly locks: FileLockRepository, @Inject(NATS_CONNECTION) private readonly nc: NatsConnection) {}
-
-  onApplicationBootstrap(): void {
-    this.server = serveRequests(this.nc, unlockFile, async (req, ctx) => {
-      const { events } = await this.locks.execute({ type: 'unlock', ...req, now: new Date().toISOString(), reason: 'unlocked' }, ctx);
-      return { released: events.length > 0 };
-    });
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.server?.stop();
+  @MessagePattern(unlockFile)
+  async handle(@Payload() req: z.output<typeof unlockFile.request>, @Ctx() ctx: RequestContext) {
+    const { events } = await this.locks.execute({ type: 'unlock', ...req, now: new Date().toISOString(), reason: 'unlocked' }, ctx);
+    return { released: events.length > 0 };
   }
 }

@@ -1,9 +1,8 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { inboxStreamId, mailboxStreamId, sendMessage, type EventData, type messageDelivered } from '@headspace/contracts';
 import { handleCommand, idFromCommand } from '@headspace/event-store';
-import { serveRequests, type RequestContext, type RequestServer } from '@headspace/messaging';
-import { NATS_CONNECTION } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
+import type { RequestContext } from '@headspace/messaging';
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { mailboxDecider, type MailboxEvent } from '../mailbox.decider';
@@ -17,24 +16,12 @@ type Delivered = EventData<typeof messageDelivered>;
  * notification. Decides against the team's mailbox registry (read-your-writes: who has an inbox,
  * which shutdown requests are open) and appends the copies to the recipients' inboxes.
  */
-@Injectable()
-export class SendMessageHandler implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private server?: RequestServer;
+@Controller()
+export class SendMessageHandler {
+  constructor(private readonly writer: MailboxWriter) {}
 
-  constructor(
-    private readonly writer: MailboxWriter,
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.server = serveRequests(this.nc, sendMessage, (request, ctx) => this.handle(request, ctx));
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.server?.stop();
-  }
-
-  async handle(request: z.output<typeof sendMessage.request>, ctx: RequestContext): Promise<Reply> {
+  @MessagePattern(sendMessage)
+  async handle(@Payload() request: z.output<typeof sendMessage.request>, @Ctx() ctx: RequestContext): Promise<Reply> {
     const commandId = ctx.commandId ?? randomUUID();
     const messageId = idFromCommand(commandId, `message:${request.team}`);
     const requestId =

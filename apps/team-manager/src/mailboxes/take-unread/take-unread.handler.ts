@@ -1,9 +1,8 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { inboxStreamId, takeUnread, type InboxMessage } from '@headspace/contracts';
 import { COMMAND_RETRY, foldEvents, withRetry, type RecordedEvent } from '@headspace/event-store';
-import { serveRequests, type RequestContext, type RequestServer } from '@headspace/messaging';
-import { NATS_CONNECTION } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
+import type { RequestContext } from '@headspace/messaging';
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { inboxDecider, toInboxMessage, type InboxEvent } from '../inbox.decider';
@@ -19,24 +18,12 @@ type Reply = z.output<typeof takeUnread.response>;
  * with the exact version read: a copy delivered meanwhile fails the append and the take re-runs,
  * so each copy is returned exactly once.
  */
-@Injectable()
-export class TakeUnreadHandler implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private server?: RequestServer;
+@Controller()
+export class TakeUnreadHandler {
+  constructor(private readonly writer: MailboxWriter) {}
 
-  constructor(
-    private readonly writer: MailboxWriter,
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.server = serveRequests(this.nc, takeUnread, (request, ctx) => this.handle(request, ctx));
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.server?.stop();
-  }
-
-  handle(request: z.output<typeof takeUnread.request>, ctx: RequestContext): Promise<Reply> {
+  @MessagePattern(takeUnread)
+  handle(@Payload() request: z.output<typeof takeUnread.request>, @Ctx() ctx: RequestContext): Promise<Reply> {
     const commandId = ctx.commandId ?? randomUUID();
     // Under a stream of sends a take may lose a few races in a row: allow more attempts than a plain command.
     return withRetry(() => this.attempt(request, ctx, commandId), { ...COMMAND_RETRY, maxAttempts: 10 });

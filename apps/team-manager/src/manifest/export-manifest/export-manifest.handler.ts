@@ -1,10 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
 import { ErrorCodes, exportManifest, HeadspaceError, manifestStreamId } from '@headspace/contracts';
 import { EventStore, foldEvents, type RecordedEvent } from '@headspace/event-store';
-import { NATS_CONNECTION } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
-import { ServedHandler } from '@headspace/platform';
 import { manifestDecider, type ManifestEvent } from '../manifest.decider';
 import { resolveMembers, stringifyManifest } from '../manifest-yaml';
 
@@ -12,16 +10,12 @@ import { resolveMembers, stringifyManifest } from '../manifest-yaml';
  * `export-manifest`: the team's current manifest as team.yaml. Read from the manifest stream (one
  * small stream per team), so an export right after an import returns it: import(export(x)) == x.
  */
-@Injectable()
-export class ExportManifestHandler extends ServedHandler<typeof exportManifest> {
-  constructor(
-    private readonly store: EventStore,
-    @Inject(NATS_CONNECTION) nc: NatsConnection,
-  ) {
-    super(exportManifest, nc);
-  }
+@Controller()
+export class ExportManifestHandler {
+  constructor(private readonly store: EventStore) {}
 
-  async handle(request: z.output<typeof exportManifest.request>) {
+  @MessagePattern(exportManifest)
+  async handle(@Payload() request: z.output<typeof exportManifest.request>) {
     const history = (await this.store.readStream(manifestStreamId(request.team))) as Array<RecordedEvent & ManifestEvent>;
     const { manifest } = foldEvents(manifestDecider, history);
     if (!manifest) {

@@ -1,26 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { importManifest, manifestStreamId } from '@headspace/contracts';
 import { EventStore, foldEvents, priorResultIn, withRetry, type RecordedEvent } from '@headspace/event-store';
 import type { RequestContext } from '@headspace/messaging';
-import { NATS_CONNECTION } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
-import { ServedHandler } from '@headspace/platform';
 import { manifestDecider, type ManifestEvent } from '../manifest.decider';
 import { parseManifestYaml, resolveMembers } from '../manifest-yaml';
 
 /** `import-manifest`: team.yaml text in, validated (MANIFEST.INVALID naming the field), stored on the team's manifest stream. */
-@Injectable()
-export class ImportManifestHandler extends ServedHandler<typeof importManifest> {
-  constructor(
-    private readonly store: EventStore,
-    @Inject(NATS_CONNECTION) nc: NatsConnection,
-  ) {
-    super(importManifest, nc);
-  }
+@Controller()
+export class ImportManifestHandler {
+  constructor(private readonly store: EventStore) {}
 
-  async handle(request: z.output<typeof importManifest.request>, ctx: RequestContext) {
+  @MessagePattern(importManifest)
+  async handle(@Payload() request: z.output<typeof importManifest.request>, @Ctx() ctx: RequestContext) {
     const manifest = parseManifestYaml(request.yaml);
     const commandId = ctx.commandId ?? randomUUID();
     const streamId = manifestStreamId(manifest.team);

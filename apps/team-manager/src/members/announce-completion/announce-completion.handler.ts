@@ -1,24 +1,19 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { announceTeammateCompletion } from '@headspace/contracts';
 import { idFromCommand } from '@headspace/event-store';
 import type { RequestContext } from '@headspace/messaging';
-import { NATS_CONNECTION } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
-import { ServedHandler } from '../../teams/shared/served-handler';
 import { commandMeta, TeamCommandExecutor } from '../../teams/shared/team-command.executor';
 import { teamDecider } from '../../teams/team.decider';
 
 /** `announce-teammate-completion`: the announce flow — a teammate reports its result, addressed to the lead. */
-@Injectable()
-export class AnnounceCompletionHandler extends ServedHandler<typeof announceTeammateCompletion> {
-  protected readonly definition = announceTeammateCompletion;
+@Controller()
+export class AnnounceCompletionHandler {
+  constructor(private readonly executor: TeamCommandExecutor) {}
 
-  constructor(@Inject(NATS_CONNECTION) protected readonly nc: NatsConnection, private readonly executor: TeamCommandExecutor) {
-    super();
-  }
-
-  handle(request: z.output<typeof announceTeammateCompletion.request>, ctx: RequestContext) {
+  @MessagePattern(announceTeammateCompletion)
+  handle(@Payload() request: z.output<typeof announceTeammateCompletion.request>, @Ctx() ctx: RequestContext) {
     const meta = commandMeta(ctx);
     const command = {
       type: 'announce-teammate-completion' as const,

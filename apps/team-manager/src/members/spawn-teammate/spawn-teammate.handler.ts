@@ -1,11 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { openInbox, spawnTeammate } from '@headspace/contracts';
 import { idFromCommand, KeyedQueue } from '@headspace/event-store';
 import { request as sendRequest, type RequestContext } from '@headspace/messaging';
 import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
-import { ServedHandler } from '../../teams/shared/served-handler';
 import { commandMeta, TeamCommandExecutor } from '../../teams/shared/team-command.executor';
 import { teamDecider } from '../../teams/team.decider';
 import { TEAMS_CONFIG, type TeamsConfig } from '../../teams/teams.config';
@@ -21,21 +21,19 @@ import { TEAMS_CONFIG, type TeamsConfig } from '../../teams/teams.config';
  * answers with the error, and the caller's retry (same command id) replays the registration and opens
  * the inbox again — at least once, never twice.
  */
-@Injectable()
-export class SpawnTeammateHandler extends ServedHandler<typeof spawnTeammate> {
-  protected readonly definition = spawnTeammate;
+@Controller()
+export class SpawnTeammateHandler {
   /** Inbox openings of one team go one at a time: concurrent spawns must not exhaust open-inbox's version retries. */
   private readonly inboxes = new KeyedQueue();
 
   constructor(
-    @Inject(NATS_CONNECTION) protected readonly nc: NatsConnection,
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     private readonly executor: TeamCommandExecutor,
     @Inject(TEAMS_CONFIG) private readonly config: TeamsConfig,
-  ) {
-    super();
-  }
+  ) {}
 
-  async handle(request: z.output<typeof spawnTeammate.request>, ctx: RequestContext) {
+  @MessagePattern(spawnTeammate)
+  async handle(@Payload() request: z.output<typeof spawnTeammate.request>, @Ctx() ctx: RequestContext) {
     const meta = commandMeta(ctx);
     const purpose = `teammate:${request.team}:${request.name}`;
     const command = {

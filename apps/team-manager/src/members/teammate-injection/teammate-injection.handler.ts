@@ -1,22 +1,16 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
 import { ErrorCodes, getTeammateInjection, HeadspaceError, TEAM_LEAD, type RosterMember } from '@headspace/contracts';
-import type { RequestContext } from '@headspace/messaging';
-import { NATS_CONNECTION } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
-import { ServedHandler } from '../../teams/shared/served-handler';
 import { RosterReader, type RosterTeam } from '../roster.reader';
 
 /** `get-teammate-injection` (query): the team state a teammate is told when its session starts. */
-@Injectable()
-export class TeammateInjectionHandler extends ServedHandler<typeof getTeammateInjection> {
-  protected readonly definition = getTeammateInjection;
+@Controller()
+export class TeammateInjectionHandler {
+  constructor(private readonly roster: RosterReader) {}
 
-  constructor(@Inject(NATS_CONNECTION) protected readonly nc: NatsConnection, private readonly roster: RosterReader) {
-    super();
-  }
-
-  async handle(request: z.output<typeof getTeammateInjection.request>, _ctx: RequestContext) {
+  @MessagePattern(getTeammateInjection)
+  async handle(@Payload() request: z.output<typeof getTeammateInjection.request>) {
     const team = await this.roster.team(request.team);
     const members = await this.roster.members(request.team);
     const you = members.find((m) => m.name === request.member && m.role === 'teammate');

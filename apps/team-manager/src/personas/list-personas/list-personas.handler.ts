@@ -1,69 +1,50 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { DEFAULT_MAX_CONCURRENT_AGENTS, listPersonas, type Persona } from '@headspace/contracts';
-import { quoteIdent } from '@headspace/event-store';
-import { NATS_CONNECTION, PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
-import type { Pool } from 'pg';
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { DEFAULT_MAX_CONCURRENT_AGENTS, listPersonas } from '@headspace/contracts';
+import { ReadModel } from '@headspace/platform';
 import type { z } from 'zod';
-import { ServedHandler } from '@headspace/platform';
+import { PersonaPoolRow, PersonaRequestRow, PersonaRosterRow, PersonaSettingsRow } from '../persona-board.entity';
 
 /** `list-personas`: the persona board (projection): who is free or active, the pools and the wait queue, optionally for one pool. */
-@Injectable()
-export class ListPersonasHandler extends ServedHandler<typeof listPersonas> {
-  private readonly q: string;
+@Controller()
+export class ListPersonasHandler {
+  constructor(private readonly reads: ReadModel) {}
 
-  constructor(
-    @Inject(PG_POOL) private readonly pool: Pool,
-    @Inject(SERVICE_SCHEMA) schema: string,
-    @Inject(NATS_CONNECTION) nc: NatsConnection,
-  ) {
-    super(listPersonas, nc);
-    this.q = quoteIdent(schema);
-  }
-
-  async handle(request: z.output<typeof listPersonas.request>) {
-    const q = this.q;
+  @MessagePattern(listPersonas)
+  async handle(@Payload() request: z.output<typeof listPersonas.request>) {
+    const em = this.reads.em();
     const [settings, active, pools, roster, queue] = await Promise.all([
-      this.pool.query<{ max_concurrent_agents: number }>(`SELECT max_concurrent_agents FROM ${q}.persona_settings WHERE id = 1`),
-      this.pool.query<{ persona_id: string; lease_id: string; task_id: string | null }>(
-        `SELECT persona_id, lease_id, task_id FROM ${q}.persona_requests WHERE status = 'granted'`,
-      ),
-      this.pool.query<{ pool: string; personas: string[] }>(
-        `SELECT pool, personas FROM ${q}.persona_pools WHERE $1::text IS NULL OR pool = $1 ORDER BY position`,
-        [request.pool ?? null],
-      ),
-      this.pool.query<{ persona_id: string; name: string; description: string; role_type: Persona['roleType']; mode: Persona['mode']; pools: string[] }>(
-        `SELECT persona_id, name, description, role_type, mode, pools FROM ${q}.persona_roster ORDER BY position`,
-      ),
-      this.pool.query<{ request_id: string; pool: string; task_id: string | null; position: string }>(
-        `SELECT request_id, pool, task_id, row_number() OVER (ORDER BY seq) AS position
-           FROM ${q}.persona_requests WHERE status = 'queued' ORDER BY seq`,
-      ),
+      em.findOne(PersonaSettingsRow, { id: 1 }),
+      em.find(PersonaRequestRow, { status: 'granted' }),
+      em.find(PersonaPoolRow, request.pool ? { pool: request.pool } : {}, { orderBy: { position: 'asc' } }),
+      em.find(PersonaRosterRow, {}, { orderBy: { position: 'asc' } }),
+      // Queue positions count every pool's waiters; the pool filter applies after.
+      em.find(PersonaRequestRow, { status: 'queued' }, { orderBy: { seq: 'asc' } }),
     ]);
-    const leases = new Map(active.rows.map((r) => [r.persona_id, r]));
-    const members = request.pool ? new Set(pools.rows.flatMap((p) => p.personas)) : null;
+    const leases = new Map(active.map((r) => [r.personaId, r]));
+    const members = request.pool ? new Set(pools.flatMap((p) => p.personas)) : null;
     return {
-      maxConcurrentAgents: settings.rows[0]?.max_concurrent_agents ?? DEFAULT_MAX_CONCURRENT_AGENTS,
-      activeAgents: active.rows.length,
-      personas: roster.rows
-        .filter((r) => !members || members.has(r.persona_id))
-        .map((r) => {
-          const lease = leases.get(r.persona_id);
+      maxConcurrentAgents: settings?.maxConcurrentAgents ?? DEFAULT_MAX_CONCURRENT_AGENTS,
+      activeAgents: active.length,
+      personas: roster
+        .filter((r) => !members || members.has(r.personaId))
+        .map(({ personaId, name, description, roleType, mode, pools }) => {
+          const lease = leases.get(personaId);
           return {
-            personaId: r.persona_id,
-            name: r.name,
-            description: r.description,
-            roleType: r.role_type,
-            mode: r.mode,
-            pools: r.pools,
+            personaId,
+            name,
+            description,
+            roleType,
+            mode,
+            pools,
             status: lease ? ('active' as const) : ('available' as const),
-            ...(lease ? { leaseId: lease.lease_id, ...(lease.task_id ? { taskId: lease.task_id } : {}) } : {}),
+            ...(lease ? { leaseId: lease.leaseId, ...(lease.taskId ? { taskId: lease.taskId } : {}) } : {}),
           };
         }),
-      pools: pools.rows.map((p) => ({ pool: p.pool, personas: p.personas })),
-      queue: queue.rows
-        .filter((r) => !request.pool || r.pool === request.pool)
-        .map((r) => ({ requestId: r.request_id, pool: r.pool, ...(r.task_id ? { taskId: r.task_id } : {}), position: Number(r.position) })),
+      pools: pools.map(({ pool, personas }) => ({ pool, personas })),
+      queue: queue
+        .map(({ requestId, pool, taskId }, index) => ({ requestId, pool, ...(taskId ? { taskId } : {}), position: index + 1 }))
+        .filter((r) => !request.pool || r.pool === request.pool),
     };
   }
 }

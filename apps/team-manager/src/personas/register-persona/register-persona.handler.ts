@@ -1,23 +1,17 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { registerPersona } from '@headspace/contracts';
 import type { RequestContext } from '@headspace/messaging';
-import { NATS_CONNECTION } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
 import { PersonaRegistry } from '../persona-registry.service';
-import { ServedHandler } from '@headspace/platform';
 
 /** `register-persona`: adds a persona to the registry (refused when the id exists). */
-@Injectable()
-export class RegisterPersonaHandler extends ServedHandler<typeof registerPersona> {
-  constructor(
-    private readonly registry: PersonaRegistry,
-    @Inject(NATS_CONNECTION) nc: NatsConnection,
-  ) {
-    super(registerPersona, nc);
-  }
+@Controller()
+export class RegisterPersonaHandler {
+  constructor(private readonly registry: PersonaRegistry) {}
 
-  async handle(request: z.output<typeof registerPersona.request>, ctx: RequestContext) {
+  @MessagePattern(registerPersona)
+  async handle(@Payload() request: z.output<typeof registerPersona.request>, @Ctx() ctx: RequestContext) {
     const persona = {
       personaId: request.personaId,
       name: request.name,

@@ -1,23 +1,17 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { ErrorCodes, HeadspaceError, updatePersona } from '@headspace/contracts';
 import type { RequestContext } from '@headspace/messaging';
-import { NATS_CONNECTION } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
 import { PersonaRegistry } from '../persona-registry.service';
-import { ServedHandler } from '@headspace/platform';
 
 /** `update-persona`: changes a persona's identity fields (only the fields given). */
-@Injectable()
-export class UpdatePersonaHandler extends ServedHandler<typeof updatePersona> {
-  constructor(
-    private readonly registry: PersonaRegistry,
-    @Inject(NATS_CONNECTION) nc: NatsConnection,
-  ) {
-    super(updatePersona, nc);
-  }
+@Controller()
+export class UpdatePersonaHandler {
+  constructor(private readonly registry: PersonaRegistry) {}
 
-  async handle(request: z.output<typeof updatePersona.request>, ctx: RequestContext) {
+  @MessagePattern(updatePersona)
+  async handle(@Payload() request: z.output<typeof updatePersona.request>, @Ctx() ctx: RequestContext) {
     const { personaId, ...patch } = request;
     const outcome = await this.registry.execute(ctx.commandId, ctx, () => ({ type: 'update-persona', personaId, patch, now: new Date().toISOString() }));
     const persona = outcome.state.personas.get(personaId);

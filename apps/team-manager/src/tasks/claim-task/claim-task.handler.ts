@@ -1,10 +1,9 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { ErrorCodes, HeadspaceError, claimTask, taskStreamId } from '@headspace/contracts';
 import { COMMAND_RETRY, ConcurrencyError, contextMetadata, EventStore, foldEvents, withRetry, type RecordedEvent } from '@headspace/event-store';
-import { serveRequests, type RequestContext, type RequestServer } from '@headspace/messaging';
-import { NATS_CONNECTION } from '@headspace/platform';
+import type { RequestContext } from '@headspace/messaging';
 import { meter } from '@headspace/telemetry';
-import type { NatsConnection } from '@nats-io/nats-core';
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { taskDecider, type TaskEvent } from '../task.decider';
@@ -44,26 +43,17 @@ interface PendingClaim {
  * losing the compare-and-set, backing off and reading again. Correctness across replicas still rests
  * on the compare-and-set alone: a lost race reloads the stream and decides again (COMMAND_RETRY bounds).
  */
-@Injectable()
-export class ClaimTaskHandler implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private server?: RequestServer;
+@Controller()
+export class ClaimTaskHandler {
   private readonly queues = new Map<string, PendingClaim[]>();
 
   constructor(
     private readonly store: EventStore,
     @Inject(TASK_SETTINGS) private readonly settings: TaskSettings,
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
   ) {}
 
-  onApplicationBootstrap(): void {
-    this.server = serveRequests(this.nc, claimTask, (request, ctx) => this.handle(request, ctx));
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.server?.stop();
-  }
-
-  handle(request: ClaimRequest, ctx: RequestContext): Promise<ClaimResponse> {
+  @MessagePattern(claimTask)
+  handle(@Payload() request: ClaimRequest, @Ctx() ctx: RequestContext): Promise<ClaimResponse> {
     const commandId = ctx.commandId ?? randomUUID();
     const streamId = taskStreamId(request.team, request.taskId);
     return new Promise((resolve, reject) => {

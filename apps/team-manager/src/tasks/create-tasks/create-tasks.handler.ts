@@ -1,9 +1,8 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { createTask, createTasks, taskListStreamId, taskStreamId } from '@headspace/contracts';
 import { EventStore, handleCommand, idFromCommand } from '@headspace/event-store';
-import { serveRequests, type RequestContext, type RequestServer } from '@headspace/messaging';
-import { NATS_CONNECTION } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
+import type { RequestContext } from '@headspace/messaging';
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { taskListDecider, type AddTasks, type NewTask, type TaskCreatedEvent, type TaskListEvent } from '../task-list.decider';
@@ -27,29 +26,23 @@ const creation = {
  * list stream row (compare-and-set at the version just read), then each new task stream
  * (`no-stream`) in stream-id order.
  */
-@Injectable()
-export class CreateTasksHandler implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private servers: RequestServer[] = [];
-
+@Controller()
+export class CreateTasksHandler {
   constructor(
     private readonly store: EventStore,
     @Inject(TASK_SETTINGS) private readonly settings: TaskSettings,
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
   ) {}
 
-  onApplicationBootstrap(): void {
-    this.servers = [
-      serveRequests(this.nc, createTask, async (request, ctx) => {
-        const { team, ...task } = request;
-        const result = await this.handle(team, [task], ctx, () => '');
-        return { taskId: result.taskIds[0], streamVersion: result.streamVersion };
-      }),
-      serveRequests(this.nc, createTasks, (request, ctx) => this.handle(request.team, request.tasks, ctx, (i) => `tasks.${i}`)),
-    ];
+  @MessagePattern(createTask)
+  async createOne(@Payload() request: z.output<typeof createTask.request>, @Ctx() ctx: RequestContext) {
+    const { team, ...task } = request;
+    const result = await this.handle(team, [task], ctx, () => '');
+    return { taskId: result.taskIds[0], streamVersion: result.streamVersion };
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    await Promise.all(this.servers.map((s) => s.stop()));
+  @MessagePattern(createTasks)
+  createMany(@Payload() request: z.output<typeof createTasks.request>, @Ctx() ctx: RequestContext) {
+    return this.handle(request.team, request.tasks, ctx, (i) => `tasks.${i}`);
   }
 
   async handle(team: string, tasks: NewTaskRequest[], ctx: RequestContext, fieldPrefix: (index: number) => string) {

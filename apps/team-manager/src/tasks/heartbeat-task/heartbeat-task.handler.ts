@@ -1,32 +1,19 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { heartbeatTask, taskStreamId } from '@headspace/contracts';
 import { EventStore, handleCommand } from '@headspace/event-store';
-import { serveRequests, type RequestContext, type RequestServer } from '@headspace/messaging';
-import { NATS_CONNECTION } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
+import type { RequestContext } from '@headspace/messaging';
 import type { z } from 'zod';
 import { taskDecider } from '../task.decider';
 import { taskMustExist } from '../task-streams';
 
 /** `heartbeat-task`: the owner extends its lease (and may update the active form). */
-@Injectable()
-export class HeartbeatTaskHandler implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private server?: RequestServer;
+@Controller()
+export class HeartbeatTaskHandler {
+  constructor(private readonly store: EventStore) {}
 
-  constructor(
-    private readonly store: EventStore,
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.server = serveRequests(this.nc, heartbeatTask, (request, ctx) => this.handle(request, ctx));
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.server?.stop();
-  }
-
-  async handle(request: z.output<typeof heartbeatTask.request>, ctx: RequestContext) {
+  @MessagePattern(heartbeatTask)
+  async handle(@Payload() request: z.output<typeof heartbeatTask.request>, @Ctx() ctx: RequestContext) {
     const command = {
       type: 'heartbeat' as const,
       owner: request.owner,

@@ -1,33 +1,20 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { createTeam, teamStreamId } from '@headspace/contracts';
 import { EventStore, foldEvents, idFromCommand, priorResultIn, withRetry, type RecordedEvent } from '@headspace/event-store';
-import { serveRequests, type RequestContext, type RequestServer } from '@headspace/messaging';
-import { NATS_CONNECTION } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
+import type { RequestContext } from '@headspace/messaging';
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { teamDecider, type TeamEvent } from '../team.decider';
 
 /** `hs.cmd.team-manager.create-team`: read the team's stream, decide, append (no-stream for a new name). */
-@Injectable()
-export class CreateTeamHandler implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private server?: RequestServer;
-
-  constructor(
-    private readonly store: EventStore,
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.server = serveRequests(this.nc, createTeam, (request, ctx) => this.handle(request, ctx));
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.server?.stop();
-  }
+@Controller()
+export class CreateTeamHandler {
+  constructor(private readonly store: EventStore) {}
 
   /** A lost race (two creators of one name) is retried on a fresh read, which then refuses the duplicate. */
-  handle(request: z.output<typeof createTeam.request>, ctx: RequestContext) {
+  @MessagePattern(createTeam)
+  handle(@Payload() request: z.output<typeof createTeam.request>, @Ctx() ctx: RequestContext) {
     const commandId = ctx.commandId ?? randomUUID();
     return withRetry(() => this.attempt(request, ctx, commandId), { maxAttempts: 3 });
   }

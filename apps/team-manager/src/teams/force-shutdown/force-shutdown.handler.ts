@@ -1,23 +1,18 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { forceTeamShutdown } from '@headspace/contracts';
 import type { RequestContext } from '@headspace/messaging';
-import { NATS_CONNECTION } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
-import { ServedHandler } from '../shared/served-handler';
 import { commandMeta, TeamCommandExecutor } from '../shared/team-command.executor';
 import { teamDecider, type TeamEvent } from '../team.decider';
 
 /** `force-team-shutdown`: ends the team now; members that had not answered are terminated and recorded. */
-@Injectable()
-export class ForceShutdownHandler extends ServedHandler<typeof forceTeamShutdown> {
-  protected readonly definition = forceTeamShutdown;
+@Controller()
+export class ForceShutdownHandler {
+  constructor(private readonly executor: TeamCommandExecutor) {}
 
-  constructor(@Inject(NATS_CONNECTION) protected readonly nc: NatsConnection, private readonly executor: TeamCommandExecutor) {
-    super();
-  }
-
-  handle(request: z.output<typeof forceTeamShutdown.request>, ctx: RequestContext) {
+  @MessagePattern(forceTeamShutdown)
+  handle(@Payload() request: z.output<typeof forceTeamShutdown.request>, @Ctx() ctx: RequestContext) {
     const now = new Date().toISOString();
     return this.executor.execute(
       request.team,

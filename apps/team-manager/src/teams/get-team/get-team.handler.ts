@@ -1,42 +1,32 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
 import { DEFAULT_SANDBOX, ErrorCodes, getTeam, HeadspaceError, type TeamView } from '@headspace/contracts';
-import { quoteIdent } from '@headspace/event-store';
-import type { RequestContext } from '@headspace/messaging';
-import { NATS_CONNECTION, PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
-import type { Pool } from 'pg';
+import { ReadModel } from '@headspace/platform';
 import type { z } from 'zod';
-import { ServedHandler } from '../shared/served-handler';
+import { RosterTeamRow } from '../roster/team-roster.entity';
 
 /** `get-team` (query): the team's configuration, status and shutdown protocol, from the roster projection. */
-@Injectable()
-export class GetTeamHandler extends ServedHandler<typeof getTeam> {
-  protected readonly definition = getTeam;
+@Controller()
+export class GetTeamHandler {
+  constructor(private readonly reads: ReadModel) {}
 
-  constructor(
-    @Inject(NATS_CONNECTION) protected readonly nc: NatsConnection,
-    @Inject(PG_POOL) private readonly pool: Pool,
-    @Inject(SERVICE_SCHEMA) private readonly schema: string,
-  ) {
-    super();
-  }
-
-  async handle(request: z.output<typeof getTeam.request>, _ctx: RequestContext): Promise<TeamView> {
-    const { rows } = await this.pool.query(`SELECT * FROM ${quoteIdent(this.schema)}.team_roster_teams WHERE team_name = $1`, [request.name]);
-    const row = rows[0];
+  @MessagePattern(getTeam)
+  async handle(@Payload() request: z.output<typeof getTeam.request>): Promise<TeamView> {
+    const row = await this.reads.one(RosterTeamRow, { teamName: request.name });
     if (!row) throw new HeadspaceError(ErrorCodes.teamNotFound, `Team "${request.name}" does not exist`, { field: 'name' });
+    const { teamId, teamName, description, leadAgentType, metadata, sandbox, defaultModel, maxSpawnDepth, status, shutdown, createdAt } = row;
     return {
-      teamId: row.team_id,
-      name: row.team_name,
-      description: row.description,
-      leadAgentType: row.lead_agent_type,
-      metadata: row.metadata,
-      sandbox: row.sandbox ?? DEFAULT_SANDBOX,
-      defaultModel: row.default_model,
-      maxSpawnDepth: row.max_spawn_depth,
-      status: row.status,
-      shutdown: row.shutdown,
-      createdAt: (row.created_at as Date).toISOString(),
+      teamId,
+      name: teamName,
+      description: description ?? null,
+      leadAgentType,
+      metadata,
+      sandbox: sandbox ?? DEFAULT_SANDBOX,
+      defaultModel: defaultModel ?? null,
+      maxSpawnDepth: maxSpawnDepth ?? null,
+      status,
+      shutdown: shutdown ?? null,
+      createdAt: createdAt.toISOString(),
     };
   }
 }

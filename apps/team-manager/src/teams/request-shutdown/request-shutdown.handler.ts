@@ -1,11 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { requestTeamShutdown } from '@headspace/contracts';
 import { idFromCommand } from '@headspace/event-store';
 import type { RequestContext } from '@headspace/messaging';
-import { NATS_CONNECTION } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
-import { ServedHandler } from '../shared/served-handler';
 import { commandMeta, TeamCommandExecutor } from '../shared/team-command.executor';
 import { teamDecider } from '../team.decider';
 
@@ -14,15 +12,12 @@ import { teamDecider } from '../team.decider';
  * waits for their answers; with nobody to ask the team shuts down at once. Delivery of the requests to
  * the members' inboxes is the mailbox feature's (it can read `team.shutdown-requested`).
  */
-@Injectable()
-export class RequestShutdownHandler extends ServedHandler<typeof requestTeamShutdown> {
-  protected readonly definition = requestTeamShutdown;
+@Controller()
+export class RequestShutdownHandler {
+  constructor(private readonly executor: TeamCommandExecutor) {}
 
-  constructor(@Inject(NATS_CONNECTION) protected readonly nc: NatsConnection, private readonly executor: TeamCommandExecutor) {
-    super();
-  }
-
-  handle(request: z.output<typeof requestTeamShutdown.request>, ctx: RequestContext) {
+  @MessagePattern(requestTeamShutdown)
+  handle(@Payload() request: z.output<typeof requestTeamShutdown.request>, @Ctx() ctx: RequestContext) {
     const meta = commandMeta(ctx);
     const command = {
       type: 'request-shutdown' as const,

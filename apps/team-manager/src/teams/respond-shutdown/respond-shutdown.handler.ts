@@ -1,23 +1,18 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
+import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { respondTeamShutdown } from '@headspace/contracts';
 import type { RequestContext } from '@headspace/messaging';
-import { NATS_CONNECTION } from '@headspace/platform';
-import type { NatsConnection } from '@nats-io/nats-core';
 import type { z } from 'zod';
-import { ServedHandler } from '../shared/served-handler';
 import { commandMeta, TeamCommandExecutor } from '../shared/team-command.executor';
 import { teamDecider } from '../team.decider';
 
 /** `respond-team-shutdown`: a member's shutdown_response (approve, or reject with a reason), matched by request_id; the last answer completes or aborts the shutdown. */
-@Injectable()
-export class RespondShutdownHandler extends ServedHandler<typeof respondTeamShutdown> {
-  protected readonly definition = respondTeamShutdown;
+@Controller()
+export class RespondShutdownHandler {
+  constructor(private readonly executor: TeamCommandExecutor) {}
 
-  constructor(@Inject(NATS_CONNECTION) protected readonly nc: NatsConnection, private readonly executor: TeamCommandExecutor) {
-    super();
-  }
-
-  handle(request: z.output<typeof respondTeamShutdown.request>, ctx: RequestContext) {
+  @MessagePattern(respondTeamShutdown)
+  handle(@Payload() request: z.output<typeof respondTeamShutdown.request>, @Ctx() ctx: RequestContext) {
     const now = new Date().toISOString();
     return this.executor.execute(
       request.team,
