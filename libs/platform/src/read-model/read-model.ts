@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { MikroORM, type EntityManager, type EntityName, type EntitySchema, type QBFilterQuery, type QueryOrderMap } from '@mikro-orm/postgresql';
-import { PostgresDialect, type PostgresPool } from 'kysely';
+import type { EntityManager, EntityName, EntitySchema, MikroORM, QBFilterQuery, QueryOrderMap } from '@mikro-orm/postgresql';
+import type { PostgresPool } from 'kysely';
 import type { Pool } from 'pg';
 import { PG_POOL } from '../platform.tokens';
 
@@ -11,9 +11,12 @@ export const READ_ORM = Symbol.for('headspace.READ_ORM');
  * Opens MikroORM on the platform's pool: the same connections, limits and int8-as-string parsers
  * as the rest of the service. The pool stays the platform's to end (PlatformLifecycle), so the
  * dialect sees a view of it whose `end` does nothing. MikroORM never creates or migrates a table:
- * the service's SQL migrations own the schema.
+ * the service's SQL migrations own the schema. MikroORM is loaded here, not when the platform is:
+ * it adds ~20 MB to a process's RSS, which services without read models (gateway, ops-leon) do not
+ * pay.
  */
-export function openReadOrm(pool: Pool, databaseUrl: string, schema: string, entities: EntitySchema[]): Promise<MikroORM> {
+export async function openReadOrm(pool: Pool, databaseUrl: string, schema: string, entities: EntitySchema[]): Promise<MikroORM> {
+  const [{ MikroORM }, { PostgresDialect }] = await Promise.all([import('@mikro-orm/postgresql'), import('kysely')]);
   // pg keeps `options` (and `Client`) on the pool at runtime; Kysely reads them to cancel a query.
   const { options, Client } = pool as Pool & { options: object; Client?: PostgresPool['Client'] };
   const borrowed: PostgresPool = { options, Client, connect: () => pool.connect(), end: async () => undefined };
