@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { ErrorCodes, fileLockStreamId, HeadspaceError, teamStreamId } from '@headspace/contracts';
+import { ErrorCodes, fileLockStreamId } from '@headspace/contracts';
 import { EventStore, handleCommand, type CommandContext, type CommandOutcome } from '@headspace/event-store';
+import { teamMustExist } from '../teams/shared/team-must-exist';
 import { fileLockDecider, type FileLockCommand, type FileLockEvent, type FileLockState } from './file-lock.decider';
 
 /**
@@ -20,9 +21,7 @@ export class FileLockRepository {
     });
   }
 
-  async requireTeam(team: string): Promise<void> {
-    if ((await this.store.streamVersion(teamStreamId(team))) === null) {
-      throw new HeadspaceError(ErrorCodes.lockUnknownTeam, `Team "${team}" does not exist`, { field: 'team', details: { team } });
-    }
+  requireTeam(team: string): Promise<void> {
+    return teamMustExist(this.store, team, ErrorCodes.lockUnknownTeam);
   }
 }

@@ -1,6 +1,7 @@
-import { ErrorCodes, HeadspaceError, taskStreamId, teamStreamId } from '@headspace/contracts';
+import { ErrorCodes, HeadspaceError, taskStreamId } from '@headspace/contracts';
 import { foldEvents, type EventStore, type LoadedStream, type Queryable, type RecordedEvent } from '@headspace/event-store';
 import { z } from 'zod';
+import { teamMustExist } from '../teams/shared/team-must-exist';
 import { taskDecider, type TaskEvent, type TaskState } from './task.decider';
 
 /**
@@ -57,8 +58,5 @@ export const taskMustExist =
     if (!state.exists) throw taskNotFound(team, taskId);
   };
 
-export async function requireTeam(store: EventStore, team: string, client?: Queryable): Promise<void> {
-  if ((await store.streamVersion(teamStreamId(team), client)) === null) {
-    throw new HeadspaceError(ErrorCodes.taskUnknownTeam, `Team "${team}" does not exist`, { field: 'team', details: { team } });
-  }
-}
+export const requireTeam = (store: EventStore, team: string, client?: Queryable): Promise<void> =>
+  teamMustExist(store, team, ErrorCodes.taskUnknownTeam, client);

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Controller } from '@nestjs/common';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
-import { ErrorCodes, HeadspaceError, requestApproval, teamStreamId } from '@headspace/contracts';
+import { ErrorCodes, requestApproval } from '@headspace/contracts';
 import { EventStore, idFromCommand } from '@headspace/event-store';
 import type { RequestContext } from '@headspace/messaging';
 import type { z } from 'zod';
+import { teamMustExist } from '../../teams/shared/team-must-exist';
 import { ApprovalCommands } from '../approval-commands.service';
 
 /** `request-approval`: queues a typed approval for a team, with a timeout and a default answer. */
@@ -17,9 +18,7 @@ export class RequestApprovalHandler {
 
   @MessagePattern(requestApproval)
   async handle(@Payload() request: z.output<typeof requestApproval.request>, @Ctx() ctx: RequestContext) {
-    if ((await this.store.streamVersion(teamStreamId(request.team))) === null) {
-      throw new HeadspaceError(ErrorCodes.approvalUnknownTeam, `Team "${request.team}" does not exist`, { field: 'team' });
-    }
+    await teamMustExist(this.store, request.team, ErrorCodes.approvalUnknownTeam);
     const commandId = ctx.commandId ?? randomUUID();
     const approvalId = idFromCommand(commandId, 'approval');
     const outcome = await this.commands.run({ type: 'request-approval', approvalId, ...request, now: new Date().toISOString() }, commandId, ctx);
