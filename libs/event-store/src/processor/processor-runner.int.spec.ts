@@ -529,6 +529,8 @@ describe('ProcessorRunner', () => {
     const last = await store.append(stream, [{ type: 'skip.wanted', data: { n: 2 } }], { expected: 251n });
     await waitFor(() => handled.length === 2, { message: 'the second wanted event' });
     expect(handled).toEqual([1, 2]);
+    // The handler ran inside the batch transaction: its checkpoint commits just after.
+    await waitFor(async () => (await storedPosition(r.name)) === last.lastPosition.toString(), { message: 'the checkpoint at the last event' });
     expect(await storedPosition(r.name)).toBe(last.lastPosition.toString());
   });
 
