@@ -66,11 +66,11 @@ export async function benchCostGovernor(options: { quick: boolean }): Promise<Be
     const durable = await roundTrips(nc, floorSubject, pairs * 2);
     await hotPath(nc, team, Math.min(400, pairs)); // warm-up: JIT, pools, prepared statements
     const pid = governor.child.pid!;
-    const [cpuBefore, writesBefore, ticksBefore] = [cpuMsOf(pid), writeCallsOf(pid), await groupCommitStats(governor.port)];
+    const [cpuBefore, writesBefore, ticksBefore] = [cpuMsOf(pid), writeCallsOf(pid), await groupCommitStats(governor.metricsPort)];
     const hot = await hotPath(nc, team, pairs);
     const cpuPerPair = (cpuMsOf(pid) - cpuBefore) / pairs;
     const writesPerPair = (writeCallsOf(pid) - writesBefore) / pairs;
-    const ticks = diffStats(await groupCommitStats(governor.port), ticksBefore);
+    const ticks = diffStats(await groupCommitStats(governor.metricsPort), ticksBefore);
     const drainMs = await untilIdle(pid);
     const paced: BenchRow[] = [];
     for (const rate of PACED_RATES) {

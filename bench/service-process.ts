@@ -13,6 +13,8 @@ export const benchNats = (name = 'bench') => connectNats({ natsUrl: natsUrl(), n
 export interface ServiceProcess {
   name: string;
   port: number;
+  /** The internal GET /metrics port (METRICS_PORT). */
+  metricsPort: number;
   child: ChildProcess;
   rssMb(): number;
   stop(): Promise<void>;
@@ -21,13 +23,15 @@ export interface ServiceProcess {
 /** One service as a real process (compiled when dist/ exists, with the service V8 flags), ready on return. */
 export async function launchService(name: string, env: Record<string, string>, nodeFlags: string[] = []): Promise<ServiceProcess> {
   const port = await freePort();
+  const metricsPort = await freePort();
   const child = spawn(process.execPath, [...nodeFlags, ...serviceCommand(name, join(__dirname, '..'))], {
-    env: { ...process.env, HTTP_PORT: String(port), NATS_URL: natsUrl(), LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, HTTP_PORT: String(port), METRICS_PORT: String(metricsPort), NATS_URL: natsUrl(), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const service: ServiceProcess = {
     name,
     port,
+    metricsPort,
     child,
     rssMb: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024,
     stop: () =>

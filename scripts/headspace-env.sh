@@ -47,10 +47,13 @@ export SWC_NODE_PROJECT="$ROOT/tsconfig.json"
 ts() { node -r @swc-node/register "$@"; }
 
 # 3. Infrastructure: the CLI prints DATABASE_URL=… and NATS_URL=… (logs go to stderr).
-infra="$(ts libs/testing/src/infra/ensure-infra.cli.ts)" || { say "cannot continue without PostgreSQL and NATS (see above)"; exit 1; }
+# `npm start` without NATS_URL runs its own nats-server, locked with per-service credentials (docs/adr/0012).
+infra_args=()
+if [ "$cmd" = start ] && [ -z "${NATS_URL:-}" ]; then infra_args=(--locked-nats); fi
+infra="$(ts libs/testing/src/infra/ensure-infra.cli.ts "${infra_args[@]}")" || { say "cannot continue without PostgreSQL and NATS (see above)"; exit 1; }
 while IFS= read -r line; do
   case "$line" in
-    DATABASE_URL=* | NATS_URL=*) export "${line?}" ;;
+    DATABASE_URL=* | NATS_URL=* | HS_NATS_AUTH_DIR=*) export "${line?}" ;;
   esac
 done <<<"$infra"
 : "${DATABASE_URL:?ensure-infra printed no DATABASE_URL}" "${NATS_URL:?ensure-infra printed no NATS_URL}"

@@ -12,7 +12,10 @@
  *
  * Env: HS_<APP>_PORT (e.g. HS_GATEWAY_PORT, HS_COST_GOVERNOR_PORT), HS_READY_TIMEOUT_MS (default
  * 120000), HS_STOP_GRACE_MS (default 10000), HS_RESTART_MAX_DELAY_MS (default 30000), LOG_LEVEL;
- * DATABASE_URL and NATS_URL are passed on.
+ * NATS_URL is passed on, with each service's own NATS credentials (scripts/service-nats.ts,
+ * docs/adr/0012). Each service gets its own DATABASE_URL: its role `hs_<service>` (HS_DB_ROLES;
+ * unset: when scripts/migrate.ts created them) or DATABASE_URL_<SERVICE>, never the
+ * administrator's URL nor another role's password (docs/adr/0015).
  */
 import { serviceCommand } from './service-command';
 import { ServiceSupervisor } from './service-supervisor';
@@ -22,6 +25,10 @@ import { createWriteStream, existsSync, mkdirSync, type WriteStream } from 'node
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { tcpOpen } from '../libs/testing/src/infra/util';
+import { databaseRoleOf, dbRolesEnabled, serviceProcessEnv } from '../libs/platform/src/database/service-database-url';
+import { serviceRolesReady } from '../libs/event-store/src/database-roles';
+import { Pool } from 'pg';
+import { describeServiceNats, serviceNatsEnv } from './service-nats';
 
 const SERVICES = [
   { name: 'gateway', port: 3000 },
@@ -44,6 +51,8 @@ const READY_TIMEOUT_MS = Number(process.env.HS_READY_TIMEOUT_MS ?? 120_000);
 const STOP_GRACE_MS = Number(process.env.HS_STOP_GRACE_MS ?? 10_000);
 const RESTART_MAX_DELAY_MS = Number(process.env.HS_RESTART_MAX_DELAY_MS ?? 30_000);
 const LOG_TAIL = 15;
+/** Services connect as their own PostgreSQL roles (docs/adr/0015); decided in main() by useDbRoles(). */
+let DB_ROLES = false;
 const COLORS = [36, 33, 35, 32, 34];
 const useColor = process.stdout.isTTY && !process.env.NO_COLOR;
 const width = Math.max(...SERVICES.map((s) => s.name.length));
@@ -74,7 +83,7 @@ const loud = (line: string) => !/"level":"(trace|debug|info)"/.test(line) && !/\
 function launch(name: string, port: number, index: number, extraEnv: Record<string, string>): Running {
   const child = spawn(process.execPath, entrypoint(name), {
     cwd: ROOT,
-    env: { ...extraEnv, ...process.env, HTTP_PORT: String(port), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', SERVICE_NAME: name },
+    env: { ...extraEnv, ...serviceProcessEnv(name, process.env, DB_ROLES), ...serviceNatsEnv(name, process.env), HTTP_PORT: String(port), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', SERVICE_NAME: name },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const running: Running = { name, port, child, tail: [] };
@@ -116,6 +125,20 @@ async function ready(port: number): Promise<boolean> {
   }
 }
 
+/** The agent sandbox as the orchestrator reports it (GET /health/sandbox): loud when agents would run unsandboxed or not at all. */
+async function sayAgentSandbox(port: number | undefined): Promise<void> {
+  if (port === undefined) return;
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/health/sandbox`, { signal: AbortSignal.timeout(5_000) });
+    const body = (await res.json()) as { status: string; warning?: string; reason?: string; version?: string; pidsLimit?: string };
+    if (body.status === 'enforced') say(`agent sandbox: ${body.version}, process limit by ${body.pidsLimit}`);
+    else if (body.status === 'off') say(`WARNING: ${body.warning}`);
+    else say(`WARNING: agent sandbox unavailable, agent sessions will not start: ${body.reason}`);
+  } catch {
+    // The orchestrator's own log says it as well.
+  }
+}
+
 async function waitUntilReady(services: Running[]): Promise<Running[]> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   const pending = new Set(services);
@@ -149,7 +172,24 @@ function stopAll(services: Running[]): Promise<void> {
   ).then(() => undefined);
 }
 
+/**
+ * HS_DB_ROLES=true/false decides; unset, the services use their roles when scripts/migrate.ts
+ * could create them (an administrator without CREATEROLE migrates without, and says so).
+ */
+async function useDbRoles(): Promise<boolean> {
+  if (process.env.HS_DB_ROLES) return dbRolesEnabled(process.env, true);
+  const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 1 });
+  try {
+    return await serviceRolesReady(pool, SERVICES.map((s) => ({ schema: s.name.replace(/-/g, '_'), role: databaseRoleOf(s.name) })));
+  } catch {
+    return false;
+  } finally {
+    await pool.end();
+  }
+}
+
 async function main(): Promise<number> {
+  DB_ROLES = await useDbRoles();
   const plan = SERVICES.map((s) => ({ name: s.name, port: portFor(s.name, s.port) }));
   const missing = plan.filter((s) => !existsSync(join(ROOT, 'apps', s.name, 'src', 'main.ts')) && !existsSync(join(__dirname, '..', 'apps', s.name, 'src', 'main.js')));
   if (missing.length) {
@@ -163,7 +203,8 @@ async function main(): Promise<number> {
     }
   }
 
-  say(`starting ${plan.map((s) => s.name).join(', ')} (DATABASE_URL and NATS_URL from the environment)`);
+  say(`starting ${plan.map((s) => s.name).join(', ')}; PostgreSQL: ${DB_ROLES ? 'each service as its own role hs_<service> (docs/adr/0015)' : 'every service as DATABASE_URL (no per-service roles)'}`);
+  say(describeServiceNats(plan.map((s) => s.name), process.env));
   const extraEnv = SERVICES_ONLY ? {} : exampleEnv(REPO);
   if (!SERVICES_ONLY) say(`service logs: ${logDir}/<service>.log`);
   quiet = !SERVICES_ONLY;
@@ -191,11 +232,13 @@ async function main(): Promise<number> {
     return 1;
   }
 
-  const rows = services.map((s) => [s.name, `http://127.0.0.1:${s.port}`, `/metrics`, `/health/ready`]);
+  // Metrics are on each service's internal port (METRICS_PORT, default HTTP_PORT + 1000), not its public one.
+  const rows = services.map((s) => [s.name, `http://127.0.0.1:${s.port}`, `http://127.0.0.1:${s.port + 1000}/metrics`, `/health/ready`]);
   const head = ['service', 'url', 'metrics', 'health'];
   const cols = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (r: string[]) => r.map((c, i) => c.padEnd(cols[i])).join('  ');
   process.stdout.write(`\n${line(head)}\n${cols.map((w) => '-'.repeat(w)).join('  ')}\n${rows.map(line).join('\n')}\n\n`);
+  await sayAgentSandbox(services.find((s) => s.name === 'orchestrator')?.port);
   services.forEach((s, i) => {
     const supervisor = new ServiceSupervisor(
       {

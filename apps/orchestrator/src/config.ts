@@ -1,7 +1,8 @@
 import type { ServiceName } from '@headspace/contracts';
 import { baseConfigSchema, portSchema } from '@headspace/platform';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
+import { parseSourceRoots } from './runs/run-source.policy';
 
 export const SERVICE: ServiceName = 'orchestrator';
 
@@ -24,6 +25,15 @@ export const configSchema = baseConfigSchema.extend({
   LLM_TIMEOUT_MS: ms(1_000, 3_600_000).default(600_000),
   /** Retries of 429/5xx/529 and connection errors, with backoff. */
   LLM_MAX_RETRIES: z.coerce.number({ error: 'must be a whole number' }).int().min(0).max(10).default(4),
+  /**
+   * Directories a run's `source` path may lie under (`:` or `,` separated, absolute); git URLs are
+   * always allowed. Default: `examples/` of the working directory (the shipped example only).
+   */
+  HS_SOURCE_ROOTS: z
+    .string()
+    .default(join(process.cwd(), 'examples'))
+    .transform(parseSourceRoots)
+    .refine((roots) => roots.length > 0 && roots.every((r) => isAbsolute(r)), { error: 'must be one or more absolute directories separated by ":" or ","' }),
   /** Where run checkouts and persona worktrees live. */
   HS_WORKSPACES_DIR: z.string().min(1).default(join(process.cwd(), '.headspace', 'runs')),
   /** Personas' skill files and learnings (`<home>/personas/<persona>/learnings.md`). */
@@ -45,6 +55,16 @@ export const configSchema = baseConfigSchema.extend({
     .optional(),
   /** Managed hook settings (enterprise policy) every session loads; the agents' own are `<HS_AGENT_HOME>/.headspace/settings.json`. */
   HS_MANAGED_SETTINGS: z.string().min(1).optional(),
+  /**
+   * `on` (default): every process an agent starts runs in a bubblewrap sandbox, and sessions refuse
+   * to start where bubblewrap cannot run. `off`: agents run unsandboxed, as the orchestrator's own
+   * user — logged as a warning at start and on every session, and shown at GET /health/sandbox.
+   */
+  HS_SANDBOX: z.enum(['on', 'off'], { error: 'must be "on" or "off"' }).default('on'),
+  /** The bubblewrap executable; default `bwrap` on PATH. */
+  HS_SANDBOX_BWRAP: z.string().min(1).optional(),
+  /** Most processes one sandboxed call may have at once (fork bombs hit this). */
+  HS_SANDBOX_MAX_PROCESSES: z.coerce.number({ error: 'must be a whole number' }).int().min(8).max(65_536).default(256),
   /** Share of the context window (0–1) at which a session hands off to a fresh one. */
   SESSION_HANDOFF_THRESHOLD: z.coerce.number({ error: 'must be a number between 0.1 and 0.99' }).min(0.1).max(0.99).default(0.8),
   /** How often active runs are reconciled without a triggering event. */

@@ -4,3 +4,4 @@ export * from './context';
 export * from './reflection';
 export * from './agent-definitions';
 export * from './claude-code';
+export * from './sandbox';

@@ -11,3 +11,6 @@ export * from './gateway';
 export * from './agent-runtime';
 export * from './orchestrator/session.contracts';
 export * from './orchestrator/run.contracts';
+export * from './orchestrator/run-source';
+export * from './redaction/secret-names';
+export * from './redaction/redact';

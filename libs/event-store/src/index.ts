@@ -10,6 +10,7 @@ export * from './command-handler/handle-command';
 export * from './command-handler/command-context';
 export { KeyedQueue } from './command-handler/keyed-queue';
 export * from './migrate';
+export { grantServiceRole, provisionDatabaseRoles, quoteRole, scramVerifier, serviceRolesReady, type LoginRole, type RolePlan } from './database-roles';
 export * from './processor/processor-runner';
 export { appendedPositionOf, comparePositions, recordingPositions, type PositionRecorder } from './appended-position';
 export { EVENT_COLUMNS } from './row-mapping';

@@ -9,7 +9,9 @@ import type { z } from 'zod';
 import type { BaseConfig } from './config/base-config.schema';
 import { ConfigError } from './config/config-error';
 import { loadConfig } from './config/load-config';
+import { withServiceDatabaseUrl } from './database/service-database-url';
 import { pinoOptions } from './logging/logger-options';
+import { MetricsServer, metricsPortOf } from './metrics/metrics-server';
 
 export interface BootstrapOptions<S extends z.ZodType<BaseConfig>> {
   /** kebab-case service name, e.g. `team-manager`. */
@@ -63,7 +65,9 @@ export async function bootstrapService<S extends z.ZodType<BaseConfig>>(
 ): Promise<NestFastifyApplication> {
   let config: z.output<S>;
   try {
-    config = loadConfig(options.configSchema, options.env ?? process.env, options.service);
+    // DATABASE_URL_<SERVICE>, or the service's own role with HS_DB_ROLES=true (docs/adr/0015).
+    const env = withServiceDatabaseUrl(options.service, options.env ?? process.env);
+    config = loadConfig(options.configSchema, env, options.service);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`${error.message}\n`);
@@ -80,6 +84,8 @@ export async function bootstrapService<S extends z.ZodType<BaseConfig>>(
     await app.startAllMicroservices();
     await app.listen(config.HTTP_PORT, '0.0.0.0');
     log.info({ port: config.HTTP_PORT }, `${options.service} listening on http://0.0.0.0:${config.HTTP_PORT}`);
+    const metrics = await app.get(MetricsServer, { strict: false }).listen(config.METRICS_HOST, metricsPortOf(config));
+    log.info({ metricsPort: metrics.port }, `${options.service} metrics on http://${config.METRICS_HOST}:${metrics.port}/metrics`);
     return app;
   } catch (error) {
     log.fatal({ err: error }, `${options.service} failed to start`);

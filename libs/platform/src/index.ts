@@ -19,10 +19,21 @@ export {
 export { ConfigError, type ConfigProblem } from './config/config-error';
 export { loadConfig } from './config/load-config';
 export { createPgPool, headspacePgTypes, type PgPoolOptions } from './database/pg-pool';
-export { connectNats, type NatsConnection, type NatsConnectionOptions } from './messaging/nats-connection';
+export {
+  MIGRATOR,
+  databaseRoleOf,
+  databaseUrlFor,
+  databaseUserOf,
+  databasePasswordOf,
+  dbRolesEnabled,
+  serviceProcessEnv,
+  withServiceDatabaseUrl,
+} from './database/service-database-url';
+export { connectNats, natsAuthOptions, type NatsAuthSettings, type NatsConnection, type NatsConnectionOptions } from './messaging/nats-connection';
 export { redactSecrets, redactDeep, REDACT_PATHS } from './logging/redaction';
 export { pinoOptions, type LoggerSettings } from './logging/logger-options';
 export { ShutdownState } from './lifecycle/shutdown-state';
+export { MetricsServer, metricsPortOf } from './metrics/metrics-server';
 export { EventRelayService } from './event-sourcing/event-relay.service';
 export { FenceMonitor, oldestTransaction, type FenceHolder } from './event-sourcing/fence-monitor.service';
 export { EventProcessor, type ProcessorDeclaration } from './event-sourcing/event-processor';

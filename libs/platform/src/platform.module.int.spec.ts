@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceApp } from './bootstrap';
 import { baseConfigSchema } from './config/base-config.schema';
 import { loadConfig } from './config/load-config';
+import { MetricsServer, metricsPortOf } from './metrics/metrics-server';
 import { PlatformModule } from './platform.module';
 import { NATS_CONNECTION, PG_POOL, SERVICE_SCHEMA } from './platform.tokens';
 
@@ -68,13 +69,25 @@ describe('PlatformModule with real PostgreSQL and NATS', () => {
     });
   });
 
-  it('serves Prometheus text at /metrics', async () => {
+  it('serves Prometheus text at /metrics on the internal metrics port only, not on the public HTTP port', async () => {
     specCounter.add(2, { route: 'spec' });
-    const metrics = await get(app, '/metrics');
-    expect(metrics.status).toBe(200);
-    expect(metrics.type).toMatch(/^text\/plain/);
-    expect(metrics.body).toMatch(/^# TYPE hs_platform_spec_requests_total counter$/m);
-    expect(metrics.body).toMatch(/^hs_platform_spec_requests_total\{route="spec"(,[^}]*)?\} 2$/m);
+    const { port } = await app.get(MetricsServer).listen('127.0.0.1', 0);
+    const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+    const body = await res.text();
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(body).toMatch(/^# TYPE hs_platform_spec_requests_total counter$/m);
+    expect(body).toMatch(/^hs_platform_spec_requests_total\{route="spec"(,[^}]*)?\} 2$/m);
+    expect((await fetch(`http://127.0.0.1:${port}/health/live`)).status).toBe(404);
+    expect((await get(app, '/metrics')).status).toBe(404);
+  });
+
+  it('puts the metrics port at HTTP_PORT + 1000 unless METRICS_PORT says otherwise, bound to 127.0.0.1 by default', () => {
+    const env = { DATABASE_URL: db.url, NATS_URL: 'nats://127.0.0.1:4222' };
+    const plain = loadConfig(baseConfigSchema, { ...env, HTTP_PORT: '3002' }, SERVICE);
+    expect([metricsPortOf(plain), plain.METRICS_HOST]).toEqual([4002, '127.0.0.1']);
+    expect(metricsPortOf(loadConfig(baseConfigSchema, { ...env, HTTP_PORT: '3002', METRICS_PORT: '9464' }, SERVICE))).toBe(9464);
+    expect(() => loadConfig(baseConfigSchema, { ...env, HTTP_PORT: '3002', METRICS_PORT: 'x' }, SERVICE)).toThrow(/METRICS_PORT/);
   });
 
   it('migrated the service schema and keeps int8/xid8 as strings with an idle-in-transaction timeout', async () => {

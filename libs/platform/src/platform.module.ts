@@ -2,7 +2,7 @@ import { Global, Logger, Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import { setSubjectNamespace } from '@headspace/contracts';
-import { JetStreamTransport } from '@headspace/messaging';
+import { JetStreamTransport, setStreamLimits } from '@headspace/messaging';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Pool } from 'pg';
 import { LoggerModule } from 'nestjs-pino';
@@ -15,8 +15,8 @@ import { HealthController } from './health/health.controller';
 import { PlatformLifecycle } from './lifecycle/platform-lifecycle.service';
 import { ShutdownState } from './lifecycle/shutdown-state';
 import { nestLoggerParams } from './logging/logger-options';
-import { connectNats } from './messaging/nats-connection';
-import { MetricsController } from './metrics/metrics.controller';
+import { connectNats, natsAuthOptions } from './messaging/nats-connection';
+import { MetricsServer } from './metrics/metrics-server';
 import {
   APP_CONFIG,
   NATS_CONNECTION,
@@ -42,6 +42,8 @@ export interface PlatformModuleOptions<C extends BaseConfig = BaseConfig> {
 export class PlatformModule {
   static forRoot<C extends BaseConfig>({ service, config, migrationsDirs = [], publishEvents = false }: PlatformModuleOptions<C>): DynamicModule {
     setSubjectNamespace(config.HS_NAMESPACE);
+    setStreamLimits({ maxAgeMs: config.HS_STREAM_MAX_AGE, maxBytes: config.HS_STREAM_MAX_BYTES });
+    natsAuthOptions(config, service); // a bad NATS credential setting stops the service here, naming the variable
     const instance = `${service}-${config.SERVICE_INSTANCE_ID}`;
     return {
       module: PlatformModule,
@@ -53,7 +55,8 @@ export class PlatformModule {
         TerminusModule.forRoot({ errorLogStyle: 'json' }),
         DiscoveryModule,
       ],
-      controllers: [HealthController, MetricsController],
+      // /metrics is not among them: MetricsServer serves it on the internal METRICS_PORT.
+      controllers: [HealthController],
       providers: [
         { provide: SERVICE_NAME, useValue: service },
         { provide: APP_CONFIG, useValue: config },
@@ -73,7 +76,7 @@ export class PlatformModule {
         },
         {
           provide: NATS_CONNECTION,
-          useFactory: () => connectNats({ natsUrl: config.NATS_URL, name: instance }),
+          useFactory: () => connectNats({ natsUrl: config.NATS_URL, name: instance, service, namespace: config.HS_NAMESPACE, auth: config }),
         },
         {
           // Serves the service's @MessagePattern/@EventPattern handlers (bootstrap.ts connects it).
@@ -82,6 +85,7 @@ export class PlatformModule {
           inject: [NATS_CONNECTION, PG_POOL, SERVICE_SCHEMA],
         },
         ShutdownState,
+        MetricsServer,
         PlatformLifecycle,
         // Reading one's own writes (queries with a min-position) and the held-fence warning.
         ReadPositionGateService,

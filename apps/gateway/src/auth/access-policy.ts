@@ -10,8 +10,8 @@ const rank = (role: GatewayRole) => gatewayRoles.indexOf(role);
 
 export const roleAtLeast = (principal: Principal, required: GatewayRole) => rank(principal.role) >= rank(required);
 
-/** Paths anyone may call: probes, metrics and the API description. */
-const PUBLIC_PATH = /^\/(?:health\/(?:live|ready)|metrics|api\/openapi\.json|api\/docs)$/;
+/** Paths anyone may call: probes and the API description (metrics are on the internal METRICS_PORT, not here). */
+const PUBLIC_PATH = /^\/(?:health\/(?:live|ready)|api\/openapi\.json|api\/docs)$/;
 
 export const pathOf = (url: string) => url.split('?', 1)[0];
 

@@ -76,8 +76,16 @@ describe('auth matrix: every registered route × every kind of caller', () => {
   });
 
   it('the public routes need no token', async () => {
-    for (const url of ['/health/live', '/metrics', '/api/openapi.json', '/api/docs']) {
+    for (const url of ['/health/live', '/api/openapi.json', '/api/docs']) {
       expect((await h.call({ method: 'GET', url })).statusCode).toBe(200);
+    }
+  });
+
+  it('/metrics is not served on the public port, with or without a token (it lives on METRICS_PORT)', async () => {
+    for (const token of [undefined, h.adminToken]) {
+      const res = await h.call({ method: 'GET', url: '/metrics' }, token);
+      expect(res.statusCode).toBe(404);
+      expect(res.body).not.toMatch(/^# (TYPE|HELP) /m);
     }
   });
 

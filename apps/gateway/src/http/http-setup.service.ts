@@ -1,26 +1,25 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { ErrorCodes, HeadspaceError } from '@headspace/contracts';
 import { APP_CONFIG } from '@headspace/platform';
 import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { isPublicRequest } from '../auth/access-policy';
+import type { FastifyInstance } from 'fastify';
 import { authenticateHook } from '../auth/authenticate.hook';
-import type { AuthenticatedRequest } from '../auth/principal';
 import type { AppConfig } from '../config';
 import { TokenService } from '../tokens/token.service';
 import { registerBodyParsers } from './body-parsers';
 import { answerClientErrorsAsProblems, answerWhileClosingAsProblems } from './connection-problems';
 import { answerFrameworkErrorsAsProblems } from './framework-errors';
 import { refuseNulCharactersHook } from './nul-characters.hook';
+import { rateLimitHooks } from './rate-limits';
 
 /**
  * The Fastify side of the gateway, set up on the instance Nest created: body parsers with the
  * configured size limit (JSON and YAML only; anything else is 415), problem+json answers for what
- * Node and Fastify answer before a route runs, security headers, CORS, authentication, per-token
- * rate limiting and the refusal of NUL characters. Fastify attaches root hooks to every route at
+ * Node and Fastify answer before a route runs, security headers, CORS, rate limiting (per address
+ * before authentication, per token after it: rate-limits.ts), authentication and the refusal of
+ * NUL characters. Fastify attaches root hooks to every route at
  * ready, so these also cover the routes Nest registered before this runs.
  */
 @Injectable()
@@ -57,23 +56,18 @@ export class HttpSetup implements OnModuleInit, BeforeApplicationShutdown {
       await fastify.register(helmet);
       const origins = config.HS_CORS_ORIGINS;
       if (origins.length) await fastify.register(cors, { origin: origins.includes('*') ? '*' : origins, exposedHeaders: ['Retry-After', 'Headspace-Position'] });
-      fastify.addHook('onRequest', authenticateHook(tokens));
-      fastify.addHook('preValidation', refuseNulCharactersHook);
       await fastify.register(rateLimit, { global: false });
-      fastify.addHook(
-        'onRequest',
-        fastify.rateLimit({
-          max: config.HS_RATE_LIMIT_MAX,
-          timeWindow: config.HS_RATE_LIMIT_WINDOW_MS,
-          allowList: (req: FastifyRequest) => isPublicRequest(req),
-          keyGenerator: (req: FastifyRequest) => {
-            const principal = (req as AuthenticatedRequest).principal;
-            return principal ? `token:${principal.tokenId}` : `ip:${req.ip}`;
-          },
-          errorResponseBuilder: (_req, context) =>
-            new HeadspaceError(ErrorCodes.gatewayRateLimited, `Rate limit of ${context.max} requests exceeded; retry in ${context.after}`),
-        }),
-      );
+      const limits = rateLimitHooks(fastify, {
+        addressMax: config.HS_RATE_LIMIT_ADDRESS_MAX,
+        tokenMax: config.HS_RATE_LIMIT_MAX,
+        spendMax: config.HS_RATE_LIMIT_SPEND_MAX,
+        windowMs: config.HS_RATE_LIMIT_WINDOW_MS,
+      });
+      // In this order: address limit, token lookup, token (and spend) limits.
+      fastify.addHook('onRequest', limits.beforeAuth);
+      fastify.addHook('onRequest', authenticateHook(tokens));
+      fastify.addHook('onRequest', limits.afterAuth);
+      fastify.addHook('preValidation', refuseNulCharactersHook);
     };
     // Like fastify-plugin: the hooks belong to the root instance, so they cover every route.
     return Object.assign(plugin, { [Symbol.for('skip-override')]: true });

@@ -18,6 +18,7 @@ beforeAll(async () => {
     costGovernor: true,
     env: {
       HS_WORKSPACES_DIR: join(dir, 'runs'),
+      HS_SOURCE_ROOTS: join(dir, 'project'),
       HS_AGENT_HOME: join(dir, 'agents'),
       HS_SIMULATOR_SCENARIOS: join(__dirname, 'testing', 'parallel-edits-scenarios'),
       RUN_SWEEP_MS: '500',

@@ -13,6 +13,8 @@ export interface SseClientOptions {
   maxBufferedBytes: number;
   /** Live events held per client while a replay runs, before the client is dropped. */
   maxPending: number;
+  /** Messages this connection may read in replays (all streams together) before it is ended. */
+  maxReplay: number;
   onDrop(client: SseClient, reason: DropReason): void;
 }
 
@@ -32,6 +34,8 @@ export class SseClient {
   private closedFlag = false;
   private readonly closeListeners: Array<() => void> = [];
   delivered = 0;
+  /** Messages read in replays so far (HS_SSE_MAX_REPLAY bounds them). */
+  replayed = 0;
   private lastId?: string;
 
   constructor(
@@ -74,6 +78,13 @@ export class SseClient {
     this.delivered++;
     this.lastId = encodeCursor(this.cursor);
     this.write(`id: ${this.lastId}\n${event.frame}`);
+  }
+
+  /** Counts one replayed message; false once the connection's replay budget is spent. */
+  takeReplayBudget(): boolean {
+    if (this.replayed >= this.options.maxReplay) return false;
+    this.replayed++;
+    return true;
   }
 
   beginReplay(streamKey: string): void {
@@ -157,6 +168,21 @@ export class SseClient {
       return;
     }
     this.res.end(() => this.res.socket?.destroy());
+  }
+
+  /**
+   * Ends the response after what was written (a replay cut at its limit): unlike `end`, the backlog
+   * is flushed, not dropped; a peer that does not take it within `graceMs` is cut off.
+   */
+  finish(graceMs = 10_000): void {
+    if (this.closedFlag) return;
+    this.markClosed();
+    if (this.res.destroyed) return;
+    const timer = setTimeout(() => this.res.destroy(), graceMs).unref();
+    this.res.end(() => {
+      clearTimeout(timer);
+      this.res.socket?.destroy();
+    });
   }
 
   /** The peer went away. */

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { namespacedStreamName, namespacedSubject } from '@headspace/contracts';
+import { ErrorCodes, HeadspaceError, namespacedStreamName, namespacedSubject } from '@headspace/contracts';
 import { decodeEnvelope, headerValue, HsHeaders } from '@headspace/messaging';
 import { NATS_CONNECTION } from '@headspace/platform';
 import { meter } from '@headspace/telemetry';
@@ -18,7 +18,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { EventSummariser } from './event-summaries';
 import { SseClient, type DropReason } from './sse-client';
 import { RecentSet } from './recent-set';
-import { cursorKeyOf, type Cursor } from './sse-cursor';
+import { cursorKeyOf, encodeCursor, type Cursor } from './sse-cursor';
 import { STREAM_CONFIG, type StreamConfig } from './stream.config';
 import { actorsOf, teamOf, traceIdOf, type StreamEvent, type StreamEventPayload } from './stream-event';
 
@@ -58,6 +58,9 @@ export interface HubStats {
 
 const noop = () => undefined;
 
+/** Retry-After (seconds) of a stream refused for want of a slot: a slot frees as soon as a stream closes. */
+export const STREAM_SLOT_RETRY_SECONDS = 5;
+
 /**
  * The SSE fan-out: ONE ordered JetStream consumer per event stream of the namespace (every
  * service's `HS_EVT_*`, found at start and re-discovered periodically, so services started later
@@ -74,6 +77,8 @@ export class StreamHub implements OnModuleInit, BeforeApplicationShutdown {
   /** Positions of tails that stopped (stream deleted, connection trouble): a restart resumes after them. */
   private readonly lastPositions = new Map<string, number>();
   private readonly clients = new Set<SseClient>();
+  /** Open streams per token id (HS_SSE_MAX_STREAMS_PER_TOKEN), on this replica. */
+  private readonly streamsPerToken = new Map<string, number>();
   private readonly summariser = new EventSummariser();
   private discovered = false;
   private discovering?: Promise<void>;
@@ -219,6 +224,25 @@ export class StreamHub implements OnModuleInit, BeforeApplicationShutdown {
     await Promise.race([tail.consumer?.delete().catch(noop), new Promise((resolve) => setTimeout(resolve, 500).unref())]);
   }
 
+  /**
+   * Takes one of the token's stream slots, or throws a 429 (`GATEWAY.TOO_MANY_STREAMS`) when it
+   * holds HS_SSE_MAX_STREAMS_PER_TOKEN already; the returned function gives the slot back (once).
+   */
+  reserveStream(tokenId: string): () => void {
+    const open = this.streamsPerToken.get(tokenId) ?? 0;
+    const max = this.config.HS_SSE_MAX_STREAMS_PER_TOKEN;
+    if (open >= max) throw new HeadspaceError(ErrorCodes.gatewayTooManyStreams, `This token already has ${open} open event streams (at most ${max}); close one first`);
+    this.streamsPerToken.set(tokenId, open + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.streamsPerToken.get(tokenId) ?? 1) - 1;
+      if (left > 0) this.streamsPerToken.set(tokenId, left);
+      else this.streamsPerToken.delete(tokenId);
+    };
+  }
+
   /** Registers a client and brings it to the live position; resolves when every replay is over. */
   async connect(client: SseClient, start: StreamStart): Promise<void> {
     this.clients.add(client);
@@ -274,6 +298,11 @@ export class StreamHub implements OnModuleInit, BeforeApplicationShutdown {
       const replayed = new RecentSet<string>(this.config.SSE_REPEAT_WINDOW);
       for await (const msg of messages) {
         const event = this.toStreamEvent(tail.key, msg);
+        // The replay budget counts messages read, shown or not: filtered-out events cost the same read.
+        if (!client.takeReplayBudget()) {
+          this.endAtReplayLimit(client);
+          break;
+        }
         if (event && !tail.repeats.has(msg.seq) && !replayed.has(event.eventId)) {
           replayed.add(event.eventId);
           client.apply(event);
@@ -293,12 +322,25 @@ export class StreamHub implements OnModuleInit, BeforeApplicationShutdown {
     }
   }
 
+  /**
+   * HS_SSE_MAX_REPLAY reached: the client gets the id of the position it reached in every stream
+   * (replays stopped there, live events held meanwhile are not sent: they would jump the gap) and
+   * the stream ends; reconnecting with that Last-Event-ID replays the next part.
+   */
+  private endAtReplayLimit(client: SseClient): void {
+    if (client.closed) return;
+    const data = JSON.stringify({ max: this.config.HS_SSE_MAX_REPLAY, next: 'reconnect with this Last-Event-ID to continue' });
+    client.write(`id: ${encodeCursor(client.cursor)}\nevent: replay-limit\ndata: ${data}\n\n`);
+    client.finish();
+  }
+
   /** A new client; it is not connected until `connect`. */
-  createClient(res: import('node:http').ServerResponse, options: Omit<ConstructorParameters<typeof SseClient>[1], 'onDrop' | 'maxBufferedBytes' | 'maxPending'>): SseClient {
+  createClient(res: import('node:http').ServerResponse, options: Omit<ConstructorParameters<typeof SseClient>[1], 'onDrop' | 'maxBufferedBytes' | 'maxPending' | 'maxReplay'>): SseClient {
     return new SseClient(res, {
       ...options,
       maxBufferedBytes: this.config.SSE_CLIENT_BUFFER_BYTES,
       maxPending: this.config.SSE_RESUME_PENDING_MAX,
+      maxReplay: this.config.HS_SSE_MAX_REPLAY,
       onDrop: (client, reason) => {
         this.stats.dropped++;
         this.stats.droppedBy[reason]++;

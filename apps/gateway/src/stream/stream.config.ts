@@ -14,6 +14,12 @@ const ms = (fallback: number, min: number, max: number) => z.coerce.number().int
  * - `SSE_DISCOVERY_MS`: how often new event streams (services started later) are looked for. Default 5 s.
  * - `SSE_REPEAT_WINDOW`: event ids remembered per event stream (and per replay) to drop a message
  *   that repeats one of them: an event the relay stored twice reaches a client once. Default 10 000.
+ * - `HS_SSE_MAX_STREAMS_PER_TOKEN`: open streams one token may hold on this gateway replica; one
+ *   more is answered 429 with Retry-After until one closes. Default 5.
+ * - `HS_SSE_MAX_REPLAY`: messages one connection may replay from JetStream (Last-Event-ID, `since`);
+ *   at the limit the stream sends `event: replay-limit` with the id reached and ends, and the
+ *   client reconnects with that Last-Event-ID for the next part (EventSource does so by itself).
+ *   Default 10 000.
  */
 export const streamConfigSchema = z.object({
   SSE_HEARTBEAT_MS: ms(15_000, 10, 3_600_000),
@@ -21,12 +27,14 @@ export const streamConfigSchema = z.object({
   SSE_RESUME_PENDING_MAX: ms(10_000, 10, 10_000_000),
   SSE_DISCOVERY_MS: ms(5_000, 50, 3_600_000),
   SSE_REPEAT_WINDOW: ms(10_000, 0, 1_000_000),
+  HS_SSE_MAX_STREAMS_PER_TOKEN: ms(5, 1, 10_000),
+  HS_SSE_MAX_REPLAY: ms(10_000, 1, 10_000_000),
 });
 
 export type StreamConfig = z.output<typeof streamConfigSchema>;
 
 export function streamConfigFromEnv(env: NodeJS.ProcessEnv = process.env): StreamConfig {
-  const input = Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith('SSE_') && v !== undefined && v !== ''));
+  const input = Object.fromEntries(Object.entries(env).filter(([k, v]) => (k.startsWith('SSE_') || k.startsWith('HS_SSE_')) && v !== undefined && v !== ''));
   return streamConfigSchema.parse(input);
 }
 

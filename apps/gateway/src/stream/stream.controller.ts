@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import type { AuthenticatedRequest } from '../auth/principal';
 import { decodeCursor } from './sse-cursor';
 import { eventFilter, parseStreamQuery } from './stream-filter';
-import { StreamHub, type StreamStart } from './stream-hub';
+import { STREAM_SLOT_RETRY_SECONDS, StreamHub, type StreamStart } from './stream-hub';
 import { streamPrincipal } from './stream-principal';
 
 /**
@@ -14,7 +14,9 @@ import { streamPrincipal } from './stream-principal';
  * Every message: `id:` (a resumable cursor), `event:` (the event type), `data:` JSON
  * `{eventId, type, time, team?, traceId?, streamId, summary, data}`; `: ping` comments keep the line alive.
  * Reconnecting with `Last-Event-ID` (header, or `lastEventId` in the query) resumes with the next
- * event of every stream: no gap, no duplicate.
+ * event of every stream: no gap, no duplicate. A replay reads at most HS_SSE_MAX_REPLAY messages,
+ * then sends `event: replay-limit` (with the id reached) and ends: reconnecting continues it.
+ * A token holds at most HS_SSE_MAX_STREAMS_PER_TOKEN open streams per replica (429 beyond).
  */
 @Controller('api/v1/stream')
 export class StreamController {
@@ -34,6 +36,14 @@ export class StreamController {
         ? { kind: query.since }
         : { kind: 'time', time: new Date(query.since).toISOString() };
 
+    // One slot of the token's HS_SSE_MAX_STREAMS_PER_TOKEN, held until the connection closes.
+    let release: () => void;
+    try {
+      release = this.hub.reserveStream(principal.tokenId);
+    } catch (error) {
+      void reply.header('Retry-After', String(STREAM_SLOT_RETRY_SECONDS));
+      throw error;
+    }
     // Headers hooks already set on the reply (CORS, rate limit, security headers) go out with the stream.
     const hookHeaders = Object.fromEntries(Object.entries(reply.getHeaders()).filter(([, v]) => v !== undefined)) as Record<string, string | string[] | number>;
     reply.hijack();
@@ -47,7 +57,11 @@ export class StreamController {
     });
     res.socket?.setNoDelay(true);
     const client = this.hub.createClient(res, { principal, filter: eventFilter(query) });
-    res.on('close', () => client.markClosed());
+    res.on('close', () => {
+      client.markClosed();
+      release();
+    });
+    client.onClose(release);
     // Tells EventSource how soon to come back, and lets clients see the stream is open before any event.
     client.write(`retry: 2000\n: connected\n\n`);
     await this.hub.connect(client, start);

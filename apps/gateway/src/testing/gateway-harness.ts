@@ -42,7 +42,7 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** Use an existing database (a restart) instead of a fresh one. */
   db?: TestDatabase;
-  /** Start without HS_ADMIN_TOKEN (first-start token printing). */
+  /** Start without HS_ADMIN_TOKEN (the first start writes a token to HS_ADMIN_TOKEN_FILE: pass it in env). */
   withoutAdminToken?: boolean;
 }
 
@@ -59,6 +59,8 @@ export async function startGatewayHarness(options: HarnessOptions): Promise<Gate
     HS_NAMESPACE: namespace,
     HS_ADMIN_TOKEN: options.withoutAdminToken ? '' : adminToken,
     HS_RATE_LIMIT_MAX: '1000000',
+    HS_RATE_LIMIT_ADDRESS_MAX: '1000000',
+    HS_RATE_LIMIT_SPEND_MAX: '1000000',
     ...options.env,
   });
   const apps: NestFastifyApplication[] = [];

@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import type { AppConfig } from '../config';
 import { openToken, requestFingerprint, sealToken, TOKEN_REPLAY_WINDOW_SECONDS, type TokenRequestKey } from './token-replay';
+import { writeAdminTokenFile } from './admin-token-file';
 import { generateToken, hashToken, sameHash } from './token-secret';
 import { TokenRepository, type PriorTokenRequest, type StoredToken } from './token.repository';
 
@@ -45,10 +46,14 @@ export class TokenService implements OnApplicationBootstrap {
       }
       if (hasActive) return;
       const token = generateToken();
+      // The file first: if it cannot be written the start fails and no token nobody can read is stored.
+      const file = await writeAdminTokenFile(this.config.HS_ADMIN_TOKEN_FILE, token).catch((error: Error) => {
+        throw new Error(`cannot write the first admin token to HS_ADMIN_TOKEN_FILE (${this.config.HS_ADMIN_TOKEN_FILE}): ${error.message}`);
+      });
       const stored = await this.store({ name: 'first admin', role: 'admin', teams: '*', projects: '*' }, token);
-      // stdout, not the logger: the plaintext must never reach log storage.
-      process.stdout.write(`\nHeadspace gateway: first start, no API tokens existed. Admin token (shown once):\n\n  ${token}\n\n`);
-      this.logger.log(`created the first admin token ${stored.id} (printed once to stdout)`);
+      // Where it is, never what it is: stdout and logs end up in log storage.
+      process.stdout.write(`\nHeadspace gateway: first start, no API tokens existed. The admin token is in ${file} (mode 0600).\n\n`);
+      this.logger.log(`created the first admin token ${stored.id} in ${file}`);
     });
   }
 

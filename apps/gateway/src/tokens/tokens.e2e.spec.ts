@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { waitFor } from '@headspace/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startGatewayHarness, type GatewayHarness } from '../testing/gateway-harness';
@@ -60,28 +63,39 @@ describe('API tokens: issued once in plaintext, stored hashed, revocable at once
 });
 
 describe('first start without tokens', () => {
-  it('prints a generated admin token once to stdout, stores only its hash, and prints nothing on the next start', async () => {
+  it('writes a generated admin token to HS_ADMIN_TOKEN_FILE (0600, never to stdout or logs), stores only its hash, and writes nothing on the next start', async () => {
     const written: string[] = [];
     const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
       written.push(String(chunk));
       return true;
     });
+    const dir = await mkdtemp(join(tmpdir(), 'hs-admin-token-'));
+    const file = join(dir, 'nested', 'admin-token');
     let first: GatewayHarness | undefined;
     let second: GatewayHarness | undefined;
     try {
-      first = await startGatewayHarness({ label: 'gwfirst', teamManager: false, withoutAdminToken: true });
-      const token = /Admin token \(shown once\):\s+(hst_\S+)/.exec(written.join(''))?.[1];
-      expect(token).toBeDefined();
+      first = await startGatewayHarness({ label: 'gwfirst', teamManager: false, withoutAdminToken: true, env: { HS_ADMIN_TOKEN_FILE: file } });
+      const token = (await readFile(file, 'utf8')).trim();
+      expect(token).toMatch(/^hst_\S{40,}$/);
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+      expect((await stat(join(dir, 'nested'))).mode & 0o777).toBe(0o700);
+      // stdout (and the JSON log lines on it) say where the token is, never what it is.
+      expect(written.join('')).toContain(`The admin token is in ${file} (mode 0600)`);
+      expect(written.join('')).not.toContain(token);
       expect((await first.call({ method: 'GET', url: '/api/v1/tokens' }, token)).statusCode).toBe(200);
+      const { rows } = await first.db.pool.query(`SELECT count(*)::int AS n FROM gateway.api_tokens WHERE token_hash = $1`, [createHash('sha256').update(token).digest()]);
+      expect(rows[0].n).toBe(1);
       await first.close(true);
 
       written.length = 0;
-      second = await startGatewayHarness({ label: 'gwfirst', teamManager: false, withoutAdminToken: true, db: first.db });
-      expect(written.join('')).not.toContain('Admin token');
+      second = await startGatewayHarness({ label: 'gwfirst', teamManager: false, withoutAdminToken: true, db: first.db, env: { HS_ADMIN_TOKEN_FILE: file } });
+      expect(written.join('')).not.toContain('admin token is in');
+      expect((await readFile(file, 'utf8')).trim()).toBe(token);
       expect((await second.call({ method: 'GET', url: '/api/v1/tokens' }, token)).json().items).toHaveLength(1);
     } finally {
       spy.mockRestore();
       await second?.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 

@@ -1,11 +1,15 @@
 import { RunWorkspace } from '../workspace/run-workspace';
 import type { RunWorkspacePort } from './run-ports';
+import type { RunSourcePolicy } from './run-source.policy';
 
 /** RunWorkspacePort on git (workspace/run-workspace.ts), one RunWorkspace per run under `root`. */
 export class GitRunWorkspace implements RunWorkspacePort {
   private readonly runs = new Map<string, Promise<RunWorkspace>>();
 
-  constructor(private readonly root: string) {}
+  constructor(
+    private readonly root: string,
+    private readonly sources: RunSourcePolicy,
+  ) {}
 
   async prepare(runId: string, source: string) {
     const ws = await this.open(runId, source);
@@ -31,7 +35,9 @@ export class GitRunWorkspace implements RunWorkspacePort {
   private open(runId: string, source: string): Promise<RunWorkspace> {
     let ws = this.runs.get(runId);
     if (!ws) {
-      ws = RunWorkspace.prepare({ runId, source, root: this.root });
+      // The source is checked again where it is read (only when the checkout is made): start-run
+      // checked it when the run began, but the roots may have narrowed since and links changed.
+      ws = RunWorkspace.prepare({ runId, source, root: this.root, admitSource: (s) => this.sources.check(s) });
       ws.catch(() => this.runs.delete(runId));
       this.runs.set(runId, ws);
     }

@@ -1,6 +1,7 @@
 import { runStreamId } from '@headspace/contracts';
 import { createHash } from 'node:crypto';
 import { foldEvents, handleCommand, type EventStore, type RecordedEvent } from '@headspace/event-store';
+import { redactStep } from '../redaction/redact-step';
 import { runDecider, type RunCommand, type RunEvent, type RunState } from './run.decider';
 
 /**
@@ -38,7 +39,10 @@ export class RunRecorder {
   }
 
   /** Through the one command handler, on the run as held: a conflict means another process took the run, so it is not retried. */
-  async record(command: RunCommand): Promise<RunEvent[]> {
+  async record(given: RunCommand): Promise<RunEvent[]> {
+    // Secrets in session outcomes, answers and failure reasons never enter the stream. A run's source
+    // is kept as given: the checkout is made from the recorded value.
+    const command = redactStep(given, given.type === 'start-run' ? ['source'] : []);
     // The team rides along as metadata, so readers of a single event (the SSE stream) know whose it is.
     const team = this.state.started?.team ?? (command.type === 'start-run' ? command.team : undefined);
     const outcome = await handleCommand(this.store, runDecider, runStreamId(this.runId), command, { commandId: stepId(command, this.state) }, {

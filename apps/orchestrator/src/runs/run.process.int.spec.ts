@@ -44,6 +44,7 @@ import { RunRow } from './run.entity';
 import { RunRecorder } from './run-recorder';
 import { RunProcess } from './run.process';
 import { RunsProjection } from './runs.projection';
+import { RUN_SOURCE_POLICY, RunSourcePolicy } from './run-source.policy';
 import type { RunState } from './run.state';
 import { StartRunHandler } from './start-run/start-run.handler';
 
@@ -167,23 +168,26 @@ beforeAll(async () => {
   store = new EventStore({ pool: tm.db.pool, schema, registry: new EventRegistry([...sessionEvents, ...runEvents]) });
   projection = new RunsProjection(store);
   projection.onApplicationBootstrap();
+  base = await mkdtemp(join(tmpdir(), 'hs-runs-'));
+  // The project directory is the one allowed source root of these runs.
+  const sources = new RunSourcePolicy({ roots: [join(base, 'project')], workspacesDir: join(base, 'runs') });
   handlers = await NestFactory.createMicroservice(
     RunHandlersModule.with({
       [NATS_CONNECTION]: tm.nc,
       [PG_POOL]: tm.db.pool,
       [SERVICE_SCHEMA]: schema,
       [RUN_SESSIONS]: noSessions,
+      [RUN_SOURCE_POLICY]: sources,
       [READ_ORM]: await openReadOrm(tm.db.pool, tm.db.url, schema, [RunRow, AgentSessionRow]),
     }),
     { strategy: new JetStreamTransport({ connection: tm.nc, pool: tm.db.pool, schema }), logger: false },
   );
   handlers.useGlobalFilters(new WireErrorFilter());
   await handlers.listen();
-  base = await mkdtemp(join(tmpdir(), 'hs-runs-'));
   source = join(base, 'project');
   await mkdir(source, { recursive: true });
   await writeFile(join(source, 'README.md'), '# project\n');
-  workspace = new GitRunWorkspace(join(base, 'runs'));
+  workspace = new GitRunWorkspace(join(base, 'runs'), sources);
 }, 60_000);
 afterAll(async () => {
   await handlers?.close();

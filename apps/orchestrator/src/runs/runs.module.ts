@@ -10,6 +10,7 @@ import { GitRunWorkspace } from './git-run-workspace';
 import { ListRunsHandler } from './list-runs/list-runs.handler';
 import { RUN_SESSIONS, RUN_SETTINGS, RUN_WORKSPACE, type RunSettings } from './run-ports';
 import { RunProcess } from './run.process';
+import { RUN_SOURCE_POLICY, RunSourcePolicy } from './run-source.policy';
 import { RunsProjection } from './runs.projection';
 import { StartRunHandler } from './start-run/start-run.handler';
 import { SupervisorRunSessions } from './supervisor-run-sessions.adapter';
@@ -33,7 +34,16 @@ import { SupervisorRunSessions } from './supervisor-run-sessions.adapter';
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig): RunSettings => ({ workspacesDir: config.HS_WORKSPACES_DIR, sweepMs: config.RUN_SWEEP_MS, taskLeaseMs: config.RUN_TASK_LEASE_MS }),
     },
-    { provide: RUN_WORKSPACE, inject: [RUN_SETTINGS], useFactory: (settings: RunSettings) => new GitRunWorkspace(settings.workspacesDir) },
+    {
+      provide: RUN_SOURCE_POLICY,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => new RunSourcePolicy({ roots: config.HS_SOURCE_ROOTS, workspacesDir: config.HS_WORKSPACES_DIR }),
+    },
+    {
+      provide: RUN_WORKSPACE,
+      inject: [RUN_SETTINGS, RUN_SOURCE_POLICY],
+      useFactory: (settings: RunSettings, sources: RunSourcePolicy) => new GitRunWorkspace(settings.workspacesDir, sources),
+    },
   ],
   controllers: [StartRunHandler, AnswerRunHandler, GetRunHandler, ListRunsHandler],
   exports: [RunProcess, RunsProjection, RUN_SESSIONS, RUN_WORKSPACE, RUN_SETTINGS],

@@ -1,5 +1,6 @@
 import { sessionStreamId } from '@headspace/contracts';
 import { foldEvents, handleCommand, type EventStore, type RecordedEvent } from '@headspace/event-store';
+import { redactStep } from '../redaction/redact-step';
 import { agentSessionDecider, type SessionCommand, type SessionEvent, type SessionState } from './agent-session.decider';
 
 /**
@@ -44,7 +45,9 @@ export class SessionRecorder {
    * durable (to build the next request while the append runs) and must let `recorded` settle before
    * recording anything else — the next append's expected version is the one this append leaves.
    */
-  begin(command: SessionCommand, extra: Record<string, unknown> = {}): PendingStep {
+  begin(given: SessionCommand, extra: Record<string, unknown> = {}): PendingStep {
+    // Secrets never enter the stream: the step is redacted before it is decided (see redactStep).
+    const command = redactStep(given);
     const started = this.state.started ?? (command.type === 'start-session' ? command : undefined);
     // Team and run ride along as metadata, so readers of a single event (the SSE stream) know whose it is.
     const metadata = { ...(started ? { team: started.team, ...(started.runId ? { runId: started.runId } : {}) } : {}), ...extra };

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { EventData, sessionStarted } from '@headspace/contracts';
 import { EventStore, quoteIdent } from '@headspace/event-store';
 import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
@@ -21,6 +21,12 @@ export interface SessionSupervisorSettings {
 }
 export const SESSION_SUPERVISOR_SETTINGS = Symbol('SESSION_SUPERVISOR_SETTINGS');
 
+/** Says whether sessions may start here at all (SessionSandbox: SANDBOX.UNAVAILABLE without bubblewrap). */
+export interface SessionStartGate {
+  assertCanStart(): Promise<void>;
+}
+export const SESSION_START_GATE = Symbol('SESSION_START_GATE');
+
 /**
  * Runs agent sessions, each in exactly one orchestrator instance: a session is run under a lease
  * (compare-and-set on expiry, renewed while it runs), and a sweep re-leases running sessions whose
@@ -42,6 +48,7 @@ export class SessionSupervisor implements OnApplicationBootstrap, BeforeApplicat
     @Inject(SERVICE_SCHEMA) schema: string,
     @Inject(SESSION_PORTS_FACTORY) private readonly factory: SessionPortsFactory,
     @Inject(SESSION_SUPERVISOR_SETTINGS) private readonly settings: SessionSupervisorSettings,
+    @Optional() @Inject(SESSION_START_GATE) private readonly gate?: SessionStartGate,
   ) {
     this.q = quoteIdent(schema);
   }
@@ -66,6 +73,8 @@ export class SessionSupervisor implements OnApplicationBootstrap, BeforeApplicat
 
   /** Records the session's start and runs it here. Starting an existing session id just (re)launches it. */
   async start(start: SessionStart): Promise<string> {
+    // Refused before anything is recorded: a session that cannot be sandboxed never starts.
+    await this.gate?.assertCanStart();
     const recorder = await SessionRecorder.load(this.store, start.sessionId);
     await recorder.record({ type: 'start-session', ...start, now: new Date().toISOString() });
     await this.launch(start.sessionId);

@@ -5,20 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTeam, getBudget, getSpend, importManifest, listApprovals, sessionStreamId, setBudget, type EventData, type sessionStarted } from '@headspace/contracts';
 import { EventStore, type RecordedEvent } from '@headspace/event-store';
-import { loadConfig } from '@headspace/platform';
 import { waitFor } from '@headspace/testing';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The spec boots the real services a session talks to; apps never import each other outside specs.
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import { startCostGovernor, type CostGovernorHarness } from '../../../cost-governor/src/testing/cost-governor-harness';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { AppModule as TeamManagerModule } from '../../../team-manager/src/app.module';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { SERVICE as TEAM_MANAGER, configSchema as teamManagerConfig } from '../../../team-manager/src/config';
-import { AppModule } from '../app.module';
-import { SERVICE, configSchema } from '../config';
+import type { CostGovernorHarness } from '../../../cost-governor/src/testing/cost-governor-harness';
 import type { SessionEvent } from './agent-session.decider';
+import { startSessionsOnSimulator } from './testing/sessions-on-simulator.harness';
 import { SESSION_PORTS_FACTORY, SessionSupervisor, type SessionPortsFactory, type SessionStart } from './session-supervisor';
 
 const team = 'sessions';
@@ -44,25 +38,7 @@ type Recorded = RecordedEvent & SessionEvent;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'hs-sessions-'));
-  h = await startCostGovernor('sessions');
-  await h.addCompanion(TeamManagerModule.forRoot(loadConfig(teamManagerConfig, h.env, TEAM_MANAGER)));
-  orchestrator = await h.addCompanion(
-    AppModule.forRoot(
-      loadConfig(
-        configSchema,
-        {
-          ...h.env,
-          ANTHROPIC_API_KEY: '',
-          HS_SIMULATOR_SCENARIOS: join(__dirname, 'testing', 'scenarios'),
-          HS_WORKSPACES_DIR: join(root, 'runs'),
-          HS_AGENT_HOME: join(root, 'agents'),
-        },
-        SERVICE,
-      ),
-    ),
-  );
-  supervisor = orchestrator.get(SessionSupervisor);
-  store = orchestrator.get(EventStore);
+  ({ h, orchestrator, supervisor, store } = await startSessionsOnSimulator({ name: 'sessions', root, scenarios: join(__dirname, 'testing', 'scenarios') }));
   await h.send(createTeam, { name: team, leadAgentType: 'general-purpose' });
   await h.send(importManifest, { yaml: MANIFEST });
 });

@@ -8,14 +8,19 @@ import { SessionLearningsProcess } from './keep-learnings/session-learnings.proc
 import { DefaultSessionPortsFactory } from './ports/default-session-ports.factory';
 import { LlmBackendProvider } from './ports/llm-backend.provider';
 import { TEAM_TOOLS_PORT, type TeamToolsFor } from './ports/team-tools.port';
-import { SESSION_PORTS_FACTORY, SESSION_SUPERVISOR_SETTINGS, SessionSupervisor, type SessionSupervisorSettings } from './session-supervisor';
+import { SandboxHealthController } from './sandbox/sandbox-health.controller';
+import { SessionSandbox } from './sandbox/session-sandbox.service';
+import { SESSION_PORTS_FACTORY, SESSION_START_GATE, SESSION_SUPERVISOR_SETTINGS, SessionSupervisor, type SessionSupervisorSettings } from './session-supervisor';
 
 /**
  * Agent sessions: the supervisor that runs them under leases, their projection, the real ports and
  * the processor that keeps what they learned. Runs start sessions through SessionSupervisor.
  */
 @Module({
+  controllers: [SandboxHealthController],
   providers: [
+    SessionSandbox,
+    { provide: SESSION_START_GATE, useExisting: SessionSandbox },
     LlmBackendProvider,
     AgentSessionsProjection,
     SessionLearningsProcess,

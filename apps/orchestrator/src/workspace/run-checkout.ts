@@ -1,4 +1,4 @@
-import { ErrorCodes, HeadspaceError } from '@headspace/contracts';
+import { ErrorCodes, HeadspaceError, parseRunSource } from '@headspace/contracts';
 import { cp, mkdir, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, join, resolve, sep } from 'node:path';
 import { git, gitSucceeds } from './git';
@@ -18,6 +18,8 @@ export const pathExists = (path: string) => stat(path).then(() => true, () => fa
  * a crash leaves either no checkout or a whole one.
  */
 export async function createCheckout(opts: { source: string; runRoot: string; dir: string; branch: string }): Promise<void> {
+  const remote = parseRunSource(opts.source);
+  if ('kind' in remote && remote.kind === 'git-url') return finishCheckout(opts, await cloneRemote(remote.url, opts.runRoot), remote.url, true);
   const info = await stat(opts.source).catch(() => undefined);
   if (!info?.isDirectory()) throw new HeadspaceError(ErrorCodes.runSourceNotFound, `Run source "${opts.source}" is not a directory`, { field: 'source' });
   const source = await realpath(opts.source);
@@ -31,6 +33,22 @@ export async function createCheckout(opts: { source: string; runRoot: string; di
     await copyTree(source, staging, await realpath(resolve(opts.runRoot, '..')));
     await git(staging, ['init', '--quiet']);
   }
+  await finishCheckout(opts, staging, source, cloned);
+}
+
+/** Git transports a remote source may use; `ext::` and the rest stay off whatever the host's git config says. */
+const REMOTE_PROTOCOLS = ['-c', 'protocol.allow=never', '-c', 'protocol.https.allow=always', '-c', 'protocol.ssh.allow=always'];
+
+/** Clones a git URL (https, ssh) into a fresh staging directory: `--` so the URL is never read as an option. */
+async function cloneRemote(url: string, runRoot: string): Promise<string> {
+  await mkdir(runRoot, { recursive: true });
+  const staging = join(runRoot, `checkout.${process.pid}.tmp`);
+  await rm(staging, { recursive: true, force: true });
+  await git(runRoot, [...REMOTE_PROTOCOLS, 'clone', '--quiet', '--no-recurse-submodules', '--', url, staging]);
+  return staging;
+}
+
+async function finishCheckout(opts: { dir: string; branch: string }, staging: string, source: string, cloned: boolean): Promise<void> {
   await configureIdentity(staging);
   if (!(await gitSucceeds(staging, ['rev-parse', '--verify', '--quiet', 'HEAD']))) {
     await git(staging, ['add', '--all']);

@@ -45,11 +45,15 @@ export class RunWorkspace {
   ) {}
 
   /** Makes the run's checkout from a git repository or a plain directory, or reopens it when it exists. */
-  static async prepare(opts: { runId: string; source: string; root: string }): Promise<RunWorkspace> {
+  static async prepare(opts: { runId: string; source: string; root: string; admitSource?: (source: string) => Promise<string> }): Promise<RunWorkspace> {
     const runRoot = resolve(opts.root, checkRunId(opts.runId));
     const branch = integrationBranch(opts.runId);
     if (await pathExists(join(runRoot, 'checkout', '.git'))) await configureIdentity(join(runRoot, 'checkout'));
-    else await createCheckout({ source: opts.source, runRoot, dir: join(runRoot, 'checkout'), branch });
+    else {
+      // `admitSource` (the run source policy) runs only when the source is about to be read.
+      const source = opts.admitSource ? await opts.admitSource(opts.source) : opts.source;
+      await createCheckout({ source, runRoot, dir: join(runRoot, 'checkout'), branch });
+    }
     // The real path: git reports worktrees by it, and they are matched by path.
     const root = await realpath(runRoot);
     return new RunWorkspace(opts.runId, root, join(root, 'checkout'), branch);

@@ -95,7 +95,7 @@ describe('Feature 1: Team Lifecycle', () => {
       description: 'Researches the flaky login bug',
       metadata: { project: 'auth-service', ticket: 'HS-42' },
       defaultModel: 'claude-sonnet-4-5',
-      sandbox: { mode: 'all', workspaceAccess: 'rw', network: true },
+      sandbox: { mode: 'all', workspaceAccess: 'rw', network: false },
     });
   });
 

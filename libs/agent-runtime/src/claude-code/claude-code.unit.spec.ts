@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { existsSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reflectionJsonSchema } from '@headspace/contracts';
 import { buildClaudeArgs, type ClaudeSpawnSpec } from './spawn-args';
+import { createSandbox } from '../sandbox/create-sandbox';
+import { sandboxAvailability } from '../sandbox/sandbox-availability';
 import { runClaudeCode } from './run';
 import { claudeJsonResultSchema, toAgentResult } from './result';
 
@@ -17,7 +19,7 @@ const FAKE = `#!${process.execPath}
 const fs = require('node:fs');
 const { spawn } = require('node:child_process');
 const mode = process.env.FAKE_MODE;
-const record = (extra) => fs.writeFileSync(process.env.FAKE_RECORD, JSON.stringify({ argv: process.argv.slice(2), cwd: process.cwd(), sessionId: process.env.HEADSPACE_SESSION_ID, secret: process.env.HS_TEST_ORCHESTRATOR_SECRET, ...extra }));
+const record = (extra) => fs.writeFileSync(process.env.FAKE_RECORD, JSON.stringify({ argv: process.argv.slice(2), cwd: process.cwd(), sessionId: process.env.HEADSPACE_SESSION_ID, secret: process.env.HS_TEST_ORCHESTRATOR_SECRET, pid: process.pid, ...extra }));
 let stdin = '';
 process.stdin.on('data', (d) => { stdin += d; });
 process.stdin.on('end', () => {
@@ -170,6 +172,24 @@ describe('claude -p spawn protocol', () => {
       const rec = JSON.parse(await readFile(recordPath, 'utf8'));
       expect(rec.secret).toBeUndefined();
       expect(rec.sessionId).toBe('s-1');
+    } finally {
+      delete process.env.HS_TEST_ORCHESTRATOR_SECRET;
+    }
+  });
+
+  it('runs the CLI inside a sandbox when given one: own PID namespace, only the policy env plus what was handed to it', async () => {
+    const available = await sandboxAvailability();
+    if (!available.available) throw new Error(`bubblewrap is required: ${available.reason}`);
+    process.env.HS_TEST_ORCHESTRATOR_SECRET = 'db-password';
+    try {
+      const sandbox = await createSandbox(available, { workspace: dir, workspaceAccess: 'rw', network: false });
+      const out = await run('write', { sandbox });
+      expect(out.result.exitReason).toBe('completed');
+      const rec = JSON.parse(await readFile(recordPath, 'utf8'));
+      expect(rec).toMatchObject({ sessionId: 's-1', cwd: await realpath(dir) });
+      expect(rec.secret).toBeUndefined();
+      expect(rec.pid).toBeLessThan(10);
+      expect(existsSync(join(dir, 'src', 'new-file.ts'))).toBe(true);
     } finally {
       delete process.env.HS_TEST_ORCHESTRATOR_SECRET;
     }

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { ErrorCodes, type AgentResult } from '@headspace/contracts';
+import { prepareSandboxedSpawn, type Sandbox, type SandboxedSpawn } from '../sandbox/sandbox-spawn';
 import { buildClaudeArgs, type ClaudeSpawnSpec } from './spawn-args';
 import { parseClaudeStdout, toAgentResult, type ClaudeJsonResult } from './result';
 import { changedPaths, gitStatus } from './git-changes';
@@ -30,6 +31,12 @@ export interface RunClaudeCodeOptions {
    * filesModified (beside the reflection's files_changed). Default true; a non-git cwd is skipped.
    */
   trackGitChanges?: boolean;
+  /**
+   * Run the CLI inside this bubblewrap sandbox: its environment is the policy's plus `env` (the
+   * key it needs is handed explicitly; nothing is inherited). The policy must mount the CLI's
+   * install read-only and allow the network when the API is remote.
+   */
+  sandbox?: Sandbox;
 }
 
 export interface ClaudeCodeRun {
@@ -68,7 +75,8 @@ const emptyResult = (exitReason: AgentResult['exitReason'], code: string, messag
 export async function runClaudeCode(opts: RunClaudeCodeOptions): Promise<ClaudeCodeRun> {
   const track = opts.trackGitChanges ?? true;
   const before = track ? await gitStatus(opts.cwd) : undefined;
-  const run = await spawnClaude(opts);
+  const sandboxed = opts.sandbox ? await sandboxedClaude(opts, opts.sandbox) : undefined;
+  const run = await spawnClaude(opts, sandboxed).finally(() => sandboxed?.cleanup());
   if (before) {
     const after = await gitStatus(opts.cwd);
     if (after) {
@@ -79,7 +87,13 @@ export async function runClaudeCode(opts: RunClaudeCodeOptions): Promise<ClaudeC
   return run;
 }
 
-function spawnClaude(opts: RunClaudeCodeOptions): Promise<ClaudeCodeRun> {
+function sandboxedClaude(opts: RunClaudeCodeOptions, sandbox: Sandbox): Promise<SandboxedSpawn> {
+  const env = Object.fromEntries(Object.entries(opts.env ?? {}).filter((e): e is [string, string] => e[1] !== undefined));
+  const policy = { ...sandbox.policy, cwd: opts.cwd, env: { ...sandbox.policy.env, ...env } };
+  return prepareSandboxedSpawn({ ...sandbox, policy }, [opts.binary ?? 'claude', ...buildClaudeArgs(opts.spec)], opts.timeoutMs ?? 30 * 60_000);
+}
+
+function spawnClaude(opts: RunClaudeCodeOptions, sandboxed?: SandboxedSpawn): Promise<ClaudeCodeRun> {
   const argv = buildClaudeArgs(opts.spec);
   const max = opts.maxOutputBytes ?? 10 * 1024 * 1024;
   return new Promise((resolve) => {
@@ -89,12 +103,14 @@ function spawnClaude(opts: RunClaudeCodeOptions): Promise<ClaudeCodeRun> {
     let cancelled = false;
     let settled = false;
     let killTimer: NodeJS.Timeout | undefined;
-    const child = spawn(opts.binary ?? 'claude', argv, {
-      cwd: opts.cwd,
-      env: { ...baseEnv(opts.inheritEnv ?? true), ...opts.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: process.platform !== 'win32',
-    });
+    const child = sandboxed
+      ? spawn(sandboxed.file, sandboxed.args, { cwd: '/', env: sandboxed.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+      : spawn(opts.binary ?? 'claude', argv, {
+          cwd: opts.cwd,
+          env: { ...baseEnv(opts.inheritEnv ?? true), ...opts.env },
+          stdio: ['ignore', 'pipe', 'pipe'],
+          detached: process.platform !== 'win32',
+        });
     const killTree = (sig: NodeJS.Signals) => {
       if (child.pid === undefined) return;
       try {

@@ -1,6 +1,7 @@
 import { copyFile, mkdir, stat, writeFile } from 'node:fs/promises';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
+import { runShell } from '../tools/bash-tool';
 import { resolveInWorkspace } from '../tools/paths';
 import { splitShellCommand } from '../tools/permissions';
 import type { HookEngine, BuiltinHookHandler } from './engine';
@@ -148,6 +149,14 @@ export function formatOnWriteHook(options: FormatOnWriteOptions): BuiltinHookHan
       if (!file || options.command.length === 0) return { verdict: 'noop' };
       const target = await resolveInWorkspace(input.cwd, file);
       const [cmd, ...args] = options.command;
+      if (ctx.sandbox) {
+        // The formatter reads the worktree's own config (plugins are code): it runs where the agent's Bash does.
+        const quote = (a: string) => `'${a.replaceAll("'", `'\\''`)}'`;
+        const run = await runShell([cmd, ...args, target.absolute].map(quote).join(' '), { cwd: input.cwd, env: ctx.env, timeoutMs: (options.timeoutSeconds ?? 60) * 1000, signal: ctx.signal, sandbox: ctx.sandbox });
+        if (run.exitCode === 0) return { verdict: 'noop', systemMessage: `formatted ${target.relative}` };
+        if (run.exitCode === 127) return { verdict: 'noop', systemMessage: `formatter ${cmd} not installed; skipped` };
+        return { verdict: 'noop', additionalContext: `Formatter ${cmd} failed on ${target.relative}: ${run.stderr.trim() || `exit ${run.exitCode ?? run.signal}`}` };
+      }
       return new Promise<HookHandlerOutput>((resolve) => {
         execFile(cmd, [...args, target.absolute], { cwd: input.cwd, env: ctx.env, signal: ctx.signal }, (err, _stdout, stderr) => {
           if (!err) return resolve({ verdict: 'noop', systemMessage: `formatted ${target.relative}` });

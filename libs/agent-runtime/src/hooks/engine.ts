@@ -1,4 +1,5 @@
 import { ErrorCodes, HeadspaceError } from '@headspace/contracts';
+import type { Sandbox } from '../sandbox/sandbox-spawn';
 import { scrubEnv } from '../tools/bash-tool';
 import { fileTools } from '../tools/fs-tools';
 import type { AnyToolDefinition } from '../tools/types';
@@ -10,6 +11,8 @@ import { runAgentHook, runCommandHook, runPromptHook, withTimeout, type AgentEva
 export interface BuiltinHookContext {
   env: Record<string, string>;
   signal: AbortSignal;
+  /** The session's sandbox: a built-in that starts a process (format-on-write) starts it in there. */
+  sandbox?: Sandbox;
 }
 
 /** A hook implemented in TypeScript (the Req 27 patterns); registered like any other hook. */
@@ -101,6 +104,8 @@ export interface HookEngineOptions {
   allowManagedHooksOnly?: boolean;
   /** Called when an async hook finishes (log it / record it to OpenTelemetry). */
   onAsyncOutcome?: (outcome: HookOutcome) => void;
+  /** Command hooks run inside this sandbox (the session's, like its Bash). */
+  sandbox?: Sandbox;
 }
 
 const OWN_ENV = ['SESSION_ID', 'PROJECT_DIR', 'HOOK_EVENT', 'MODEL', 'TOOL_INPUT_FILE_PATH'] as const;
@@ -273,7 +278,7 @@ export class HookEngine {
     const h = reg.handler;
     switch (h.type) {
       case 'command':
-        return runCommandHook(h, input, { cwd: input.cwd, env, timeoutMs: (h.timeout ?? DEFAULT_HOOK_TIMEOUT_S.command) * 1000 });
+        return runCommandHook(h, input, { cwd: input.cwd, env, timeoutMs: (h.timeout ?? DEFAULT_HOOK_TIMEOUT_S.command) * 1000, ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}) });
       case 'prompt':
         return runPromptHook(h, input, this.options.promptEvaluator, (h.timeout ?? DEFAULT_HOOK_TIMEOUT_S.prompt) * 1000);
       case 'agent':
@@ -281,7 +286,7 @@ export class HookEngine {
       case 'builtin': {
         const timeoutMs = (h.timeout ?? DEFAULT_HOOK_TIMEOUT_S.command) * 1000;
         try {
-          const r = await withTimeout(timeoutMs, async (signal) => h.run(input, { env, signal }));
+          const r = await withTimeout(timeoutMs, async (signal) => h.run(input, { env, signal, ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}) }));
           if ('timedOut' in r) return { status: 'timeout', reason: `built-in hook ${h.name} timed out after ${timeoutMs / 1000}s` };
           return { status: 'decided', ...r.value };
         } catch (e) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Sandbox } from '../sandbox/sandbox-spawn';
 import { runShell } from '../tools/bash-tool';
 import type { AnyToolDefinition } from '../tools/types';
 import type { AgentHookConfig, CommandHookConfig, PromptHookConfig } from './config';
@@ -120,16 +121,18 @@ export function parseCommandStdout(stdout: string, event: HookEventName): Handle
 /**
  * Command hook (Req 3.2/3.4): `bash -c command` with the input JSON on stdin, in its own process
  * group (killed on timeout). Exit 0 = allow (+ optional JSON on stdout), exit 2 = deny/block with
- * stderr as the reason, any other code = a non-blocking error.
+ * stderr as the reason, any other code = a non-blocking error. With a sandbox the hook runs inside it
+ * like the agent's own Bash: its input (file paths, commands) is the agent's, so is what it runs on.
  */
 export async function runCommandHook(
   cfg: Pick<CommandHookConfig, 'command'>,
   input: HookInput,
-  opts: { cwd: string; env: Record<string, string>; timeoutMs: number; signal?: AbortSignal },
+  opts: { cwd: string; env: Record<string, string>; timeoutMs: number; signal?: AbortSignal; sandbox?: Sandbox },
 ): Promise<HandlerRun> {
   let run;
   try {
-    run = await runShell(cfg.command, { cwd: opts.cwd, env: opts.env, timeoutMs: opts.timeoutMs, stdin: JSON.stringify(input), maxOutputChars: 200_000, signal: opts.signal });
+    const sandbox = opts.sandbox ? { ...opts.sandbox, policy: { ...opts.sandbox.policy, env: { ...opts.sandbox.policy.env, ...hookOwnEnv(opts.env) } } } : undefined;
+    run = await runShell(cfg.command, { cwd: opts.cwd, env: opts.env, timeoutMs: opts.timeoutMs, stdin: JSON.stringify(input), maxOutputChars: 200_000, signal: opts.signal, ...(sandbox ? { sandbox } : {}) });
   } catch (e) {
     return { status: 'error', reason: `could not start hook: ${(e as Error).message}` };
   }
@@ -140,6 +143,11 @@ export async function runCommandHook(
   if (run.exitCode === 2) return { status: 'decided', exitCode: 2, verdict: 'deny', reason: stderr || 'Blocked by hook (exit code 2).' };
   const how = run.exitCode === null ? `killed by ${run.signal}` : `exit code ${run.exitCode}`;
   return { status: 'error', exitCode: run.exitCode ?? undefined, reason: `hook failed (${how})${stderr ? `: ${stderr}` : ''}` };
+}
+
+/** The hook protocol's own variables (HEADSPACE_SESSION_ID, CLAUDE_PROJECT_DIR, …) cross into the sandbox; nothing else does. */
+function hookOwnEnv(env: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter(([k]) => /^(HEADSPACE|CLAUDE|BRAINMASS)_/.test(k) && !/KEY|TOKEN|SECRET|PASSW/i.test(k)));
 }
 
 /** `$ARGUMENTS` in the prompt becomes the input JSON; without it, the JSON is appended. */

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { realpath } from 'node:fs/promises';
 import { z } from 'zod';
-import { ErrorCodes } from '@headspace/contracts';
+import { ErrorCodes, isSecretName } from '@headspace/contracts';
+import { prepareSandboxedSpawn, type Sandbox } from '../sandbox/sandbox-spawn';
 import { defineTool, type ToolResult } from './types';
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
@@ -12,10 +13,6 @@ const KILL_GRACE_MS = 2_000;
 /** After the shell exits, wait this long for background children holding the pipes. */
 const PIPE_DRAIN_MS = 500;
 
-/** Names of variables that never reach a tool's shell (or a hook's). */
-const SECRET_NAME = /(API_?KEY|SECRET|TOKEN|PASSW(OR)?D|CREDENTIAL|PRIVATE_?KEY|ACCESS_?KEY|SESSION_?KEY|DATABASE_URL|COOKIE|(^|_)DSN$|(^|_)AUTH($|_))/i;
-const ALWAYS_SCRUBBED = new Set(['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'GITHUB_TOKEN', 'GH_TOKEN', 'NPM_TOKEN', 'PGPASSWORD']);
-
 /**
  * Copies an environment without secrets: any variable whose name looks like a key, token,
  * password or credential (ANTHROPIC_API_KEY, DATABASE_URL, …). `keep` names survive anyway.
@@ -24,7 +21,8 @@ export function scrubEnv(env: NodeJS.ProcessEnv, keep: readonly string[] = []): 
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) {
     if (v === undefined) continue;
-    if (!keep.includes(k) && (ALWAYS_SCRUBBED.has(k) || SECRET_NAME.test(k))) continue;
+    // One list of secret names (libs/contracts redaction), shared with the recording's redaction.
+    if (!keep.includes(k) && isSecretName(k)) continue;
     out[k] = v;
   }
   return out;
@@ -77,19 +75,35 @@ export interface ShellOptions {
   signal?: AbortSignal;
   /** Called with the shell's pid once it started (its process group id too). */
   onSpawn?: (pid: number) => void;
+  /**
+   * Run inside this bubblewrap sandbox: `cwd` is its working directory inside, `env` is ignored
+   * (the sandbox gets only its policy's allow-listed environment).
+   */
+  sandbox?: Sandbox;
 }
 
 /**
  * Runs `bash -c command` in its own process group; on timeout or abort the whole group gets
- * SIGTERM, then SIGKILL. stdout and stderr are merged into one capped output.
+ * SIGTERM, then SIGKILL. stdout and stderr are merged into one capped output. In a sandbox the
+ * group is bubblewrap's: when it dies, the kernel kills everything in the sandbox's PID namespace.
  */
-export function runShell(command: string, opts: ShellOptions): Promise<ShellRun> {
+export async function runShell(command: string, opts: ShellOptions): Promise<ShellRun> {
+  if (!opts.sandbox) return spawnAndCollect('bash', ['-c', command], opts.cwd, opts.env, opts);
+  const sandboxed = await prepareSandboxedSpawn({ ...opts.sandbox, policy: { ...opts.sandbox.policy, cwd: opts.cwd } }, ['/bin/bash', '-c', command], opts.timeoutMs);
+  try {
+    return await spawnAndCollect(sandboxed.file, sandboxed.args, '/', sandboxed.env, opts);
+  } finally {
+    await sandboxed.cleanup();
+  }
+}
+
+function spawnAndCollect(file: string, args: string[], cwd: string, env: Record<string, string>, opts: ShellOptions): Promise<ShellRun> {
   return new Promise((resolve, reject) => {
     const max = opts.maxOutputChars ?? BASH_MAX_OUTPUT_CHARS;
     const cap = new OutputCap(max);
     const out = new OutputCap(max);
     const err = new OutputCap(max);
-    const child = spawn('bash', ['-c', command], { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(file, args, { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
     let timedOut = false;
     let aborted = false;
     let settled = false;
@@ -188,8 +202,10 @@ export function createBashTool(options: BashToolOptions = {}) {
         timeoutMs,
         maxOutputChars: options.maxOutputChars,
         signal: ctx.signal,
+        ...(ctx.sandbox ? { sandbox: ctx.sandbox } : {}),
       });
-      const output = run.output.length > 0 ? run.output.replace(/\n$/, '') : '(no output)';
+      // NUL (`cat` of a binary, /proc/*/environ) cannot be stored in PostgreSQL text/jsonb: it would fail the recording of the call.
+      const output = run.output.length > 0 ? run.output.replace(/\n$/, '').replaceAll('\0', '\\0') : '(no output)';
       if (run.timedOut) {
         return { content: `${output}\nCommand timed out after ${timeoutMs} ms; its process group was killed.`, isError: true, code: ErrorCodes.toolTimeout };
       }

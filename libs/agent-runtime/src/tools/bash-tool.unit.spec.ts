@@ -1,7 +1,9 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCodes } from '@headspace/contracts';
+import { createSandbox } from '../sandbox/create-sandbox';
+import { sandboxAvailability } from '../sandbox/sandbox-availability';
 import { bashTool, createBashTool, OutputCap, scrubEnv } from './bash-tool';
 import { isAlive } from './testing/processes';
 import { makeTempDir, removeDir } from './testing/temp-workspace';
@@ -57,6 +59,23 @@ describe('Bash tool', () => {
 
   it('keeps variables explicitly allowed through the scrub', () => {
     expect(scrubEnv({ GITHUB_TOKEN: 'x', OTHER_SECRET: 'y', HOME: '/h' }, ['GITHUB_TOKEN'])).toEqual({ GITHUB_TOKEN: 'x', HOME: '/h' });
+  });
+
+  it('shows NUL bytes of the output as \\0, so the call can be recorded', async () => {
+    const r = await bashTool.execute({ command: "printf 'A=1\\0B=2\\0'" }, ctx);
+    expect(r.content).toContain('A=1\\0B=2\\0');
+    expect(r.content).not.toContain('\0');
+  });
+
+  it('runs inside the sandbox of the context: its own PID namespace, only the policy environment', async () => {
+    const available = await sandboxAvailability();
+    if (!available.available) throw new Error(`bubblewrap is required: ${available.reason}`);
+    const sandbox = await createSandbox(available, { workspace: root, workspaceAccess: 'rw', network: false, env: { HARMLESS: 'visible', PATH: '/usr/bin' } });
+    const r = await bashTool.execute({ command: 'echo "pid=$$ h=${HARMLESS:-none} home=$HOME"; pwd' }, { ...ctx, env: { HARMLESS: 'visible' }, sandbox });
+    expect(r.isError).toBe(false);
+    expect(r.content).toMatch(/pid=[0-9]\b/);
+    expect(r.content).toContain('h=none home=/tmp/home');
+    expect(r.content).toContain(await realpath(root));
   });
 
   it('stops the command when the abort signal fires', async () => {

@@ -1,17 +1,17 @@
-import { mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import { glob as tinyglob } from 'tinyglobby';
+import type { FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
 import { ErrorCodes } from '@headspace/contracts';
-import { resolveInWorkspace } from './paths';
+import { grepTool } from './grep-tool';
+import { capList, capText, joinRel, listFiles, MAX_LINE_CHARS } from './listing';
+import { openInWorkspace, resolveInWorkspace, type OpenedWorkspaceFile, type OpenMode } from './paths';
+import { relativeGlob } from './relative-glob';
 import { defineTool, fail, ok, type ToolResult } from './types';
 
+export { capText, MAX_LINE_CHARS, MAX_RESULT_CHARS } from './listing';
+export * from './grep-tool';
+
 export const READ_DEFAULT_LIMIT = 2000;
-export const MAX_LINE_CHARS = 2000;
-export const MAX_RESULT_CHARS = 30_000;
-const GREP_MAX_FILE_BYTES = 5 * 1024 * 1024;
 export const READ_MAX_FILE_BYTES = 20 * 1024 * 1024;
-const DEFAULT_IGNORE = ['**/node_modules/**', '**/.git/**'];
 
 const filePath = z.string().min(1).describe('Path of the file, relative to the workspace root (or absolute inside it).');
 
@@ -21,10 +21,35 @@ function notFound(p: string): ToolResult {
   return fail(ErrorCodes.toolFileNotFound, `File not found: ${p}`);
 }
 
-/** Caps text at `max` characters with a note saying how much was left out. */
-export function capText(text: string, max = MAX_RESULT_CHARS): string {
-  if (text.length <= max) return text;
-  return `${text.slice(0, max)}\n[output truncated: ${text.length - max} of ${text.length} characters not shown]`;
+/**
+ * Opens a file race-free (see openInWorkspace), runs `use` on it and closes it. A missing file or
+ * a directory becomes the tool error the model can act on.
+ */
+async function withFile(root: string, target: string, mode: OpenMode, use: (f: OpenedWorkspaceFile) => Promise<ToolResult>): Promise<ToolResult> {
+  let f: OpenedWorkspaceFile;
+  try {
+    f = await openInWorkspace(root, target, mode);
+  } catch (e) {
+    if (!isErrno(e, 'ENOENT', 'ENOTDIR', 'EISDIR')) throw e;
+    const { relative } = await resolveInWorkspace(root, target);
+    return isErrno(e, 'EISDIR') ? fail(ErrorCodes.toolInputInvalid, `${relative} is a directory.`) : notFound(relative);
+  }
+  try {
+    const st = await f.handle.stat();
+    if (st.isDirectory()) return fail(ErrorCodes.toolInputInvalid, `${f.relative} is a directory${mode === 'read' ? '; use Glob to list it' : ''}.`);
+    if (!st.isFile()) return fail(ErrorCodes.toolInputInvalid, `${f.relative} is not a regular file.`);
+    return await use(f);
+  } finally {
+    await f.handle.close();
+  }
+}
+
+/** Replaces the whole content of an open file through its fd (the checked file, not a path). */
+async function rewrite(handle: FileHandle, text: string): Promise<void> {
+  const buf = Buffer.from(text, 'utf8');
+  await handle.truncate(0);
+  // Positional writes: reading the file first moved the fd's offset to its old end.
+  for (let at = 0; at < buf.length; ) at += (await handle.write(buf, at, buf.length - at, at)).bytesWritten;
 }
 
 export const readTool = defineTool({
@@ -38,36 +63,33 @@ export const readTool = defineTool({
   }),
   access: (input) => ({ reads: [input.file_path] }),
   async execute(input, ctx) {
-    const { absolute, relative } = await resolveInWorkspace(ctx.workspaceRoot, input.file_path);
-    let buf: Buffer;
-    try {
-      const size = (await stat(absolute)).size;
+    return withFile(ctx.workspaceRoot, input.file_path, 'read', async ({ handle, relative }) => {
+      const size = (await handle.stat()).size;
       if (size > READ_MAX_FILE_BYTES) return fail(ErrorCodes.toolInputInvalid, `${relative} is too large to read (${size} bytes); use Grep to find the part you need.`);
-      buf = await readFile(absolute);
-    } catch (e) {
-      if (isErrno(e, 'ENOENT', 'ENOTDIR')) return notFound(relative);
-      if (isErrno(e, 'EISDIR')) return fail(ErrorCodes.toolInputInvalid, `${relative} is a directory; use Glob to list it.`);
-      throw e;
-    }
-    if (buf.subarray(0, 8000).includes(0)) return fail(ErrorCodes.toolInputInvalid, `${relative} is a binary file (${buf.length} bytes) and cannot be shown as text.`);
-    const text = buf.toString('utf8');
-    if (text.length === 0) return ok(`(${relative} is empty)`);
-    const lines = text.split('\n');
-    if (lines[lines.length - 1] === '') lines.pop();
-    const start = (input.offset ?? 1) - 1;
-    const limit = input.limit ?? READ_DEFAULT_LIMIT;
-    const slice = lines.slice(start, start + limit);
-    const body = slice
-      .map((line, i) => {
-        const shown = line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [line truncated]` : line;
-        return `${String(start + i + 1).padStart(6)}\t${shown}`;
-      })
-      .join('\n');
-    const rest = lines.length - (start + slice.length);
-    const note = rest > 0 ? `\n[${rest} more lines; read on with offset ${start + slice.length + 1}]` : '';
-    return ok(capText(body + note));
+      return numbered(await handle.readFile(), relative, input.offset, input.limit);
+    });
   },
 });
+
+function numbered(buf: Buffer, relative: string, offset: number | undefined, limitLines: number | undefined): ToolResult {
+  if (buf.subarray(0, 8000).includes(0)) return fail(ErrorCodes.toolInputInvalid, `${relative} is a binary file (${buf.length} bytes) and cannot be shown as text.`);
+  const text = buf.toString('utf8');
+  if (text.length === 0) return ok(`(${relative} is empty)`);
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  const start = (offset ?? 1) - 1;
+  const limit = limitLines ?? READ_DEFAULT_LIMIT;
+  const slice = lines.slice(start, start + limit);
+  const body = slice
+    .map((line, i) => {
+      const shown = line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [line truncated]` : line;
+      return `${String(start + i + 1).padStart(6)}\t${shown}`;
+    })
+    .join('\n');
+  const rest = lines.length - (start + slice.length);
+  const note = rest > 0 ? `\n[${rest} more lines; read on with offset ${start + slice.length + 1}]` : '';
+  return ok(capText(body + note));
+}
 
 export const writeTool = defineTool({
   name: 'Write',
@@ -75,17 +97,11 @@ export const writeTool = defineTool({
   schema: z.strictObject({ file_path: filePath, content: z.string().describe('The full new content of the file.') }),
   access: (input) => ({ writes: [input.file_path] }),
   async execute(input, ctx) {
-    const { absolute, relative } = await resolveInWorkspace(ctx.workspaceRoot, input.file_path);
-    const st = await stat(absolute).catch((e: unknown) => {
-      if (isErrno(e, 'ENOENT')) return undefined;
-      throw e;
+    return withFile(ctx.workspaceRoot, input.file_path, 'write', async ({ handle, relative, created }) => {
+      await rewrite(handle, input.content);
+      const lines = input.content.length === 0 ? 0 : input.content.split('\n').length;
+      return ok(`${created ? 'Created' : 'Overwrote'} ${relative} (${lines} lines).`, [relative]);
     });
-    if (st?.isDirectory()) return fail(ErrorCodes.toolInputInvalid, `${relative} is a directory.`);
-    const existed = st !== undefined;
-    await mkdir(path.dirname(absolute), { recursive: true });
-    await writeFile(absolute, input.content, 'utf8');
-    const lines = input.content.length === 0 ? 0 : input.content.split('\n').length;
-    return ok(`${existed ? 'Overwrote' : 'Created'} ${relative} (${lines} lines).`, [relative]);
   },
 });
 
@@ -108,20 +124,13 @@ export const editTool = defineTool({
   access: (input) => ({ writes: [input.file_path] }),
   async execute(input, ctx) {
     if (input.old_string === input.new_string) return fail(ErrorCodes.toolInputInvalid, 'old_string and new_string are identical; nothing to change.');
-    const { absolute, relative } = await resolveInWorkspace(ctx.workspaceRoot, input.file_path);
-    let text: string;
-    try {
-      text = await readFile(absolute, 'utf8');
-    } catch (e) {
-      if (isErrno(e, 'ENOENT', 'ENOTDIR')) return notFound(relative);
-      if (isErrno(e, 'EISDIR')) return fail(ErrorCodes.toolInputInvalid, `${relative} is a directory.`);
-      throw e;
-    }
-    const applied = applyEdit(text, input, relative);
-    if ('isError' in applied) return applied;
-    await writeFile(absolute, applied.text, 'utf8');
-    const count = applied.count;
-    return ok(`Edited ${relative}: replaced ${count} occurrence${count === 1 ? '' : 's'}.`, [relative]);
+    return withFile(ctx.workspaceRoot, input.file_path, 'update', async ({ handle, relative }) => {
+      const applied = applyEdit(await handle.readFile('utf8'), input, relative);
+      if ('isError' in applied) return applied;
+      await rewrite(handle, applied.text);
+      const count = applied.count;
+      return ok(`Edited ${relative}: replaced ${count} occurrence${count === 1 ? '' : 's'}.`, [relative]);
+    });
   },
 });
 
@@ -149,32 +158,20 @@ export const multiEditTool = defineTool({
   schema: z.strictObject({ file_path: filePath, edits: z.array(editSpec).min(1).max(100) }),
   access: (input) => ({ writes: [input.file_path] }),
   async execute(input, ctx) {
-    const { absolute, relative } = await resolveInWorkspace(ctx.workspaceRoot, input.file_path);
-    let text: string;
-    try {
-      text = await readFile(absolute, 'utf8');
-    } catch (e) {
-      if (isErrno(e, 'ENOENT', 'ENOTDIR')) return notFound(relative);
-      if (isErrno(e, 'EISDIR')) return fail(ErrorCodes.toolInputInvalid, `${relative} is a directory.`);
-      throw e;
-    }
-    let total = 0;
-    for (const [i, edit] of input.edits.entries()) {
-      const applied = applyEdit(text, edit, relative);
-      if ('isError' in applied) return { ...applied, content: `Edit ${i + 1} of ${input.edits.length} failed; nothing was changed. ${applied.content}` };
-      text = applied.text;
-      total += applied.count;
-    }
-    await writeFile(absolute, text, 'utf8');
-    return ok(`Edited ${relative}: ${input.edits.length} edits, ${total} replacements.`, [relative]);
+    return withFile(ctx.workspaceRoot, input.file_path, 'update', async ({ handle, relative }) => {
+      let text = await handle.readFile('utf8');
+      let total = 0;
+      for (const [i, edit] of input.edits.entries()) {
+        const applied = applyEdit(text, edit, relative);
+        if ('isError' in applied) return { ...applied, content: `Edit ${i + 1} of ${input.edits.length} failed; nothing was changed. ${applied.content}` };
+        text = applied.text;
+        total += applied.count;
+      }
+      await rewrite(handle, text);
+      return ok(`Edited ${relative}: ${input.edits.length} edits, ${total} replacements.`, [relative]);
+    });
   },
 });
-
-/** Glob patterns must stay relative and inside the search directory. */
-const relativeGlob = z
-  .string()
-  .min(1)
-  .refine((g) => !path.isAbsolute(g) && !g.split('/').includes('..'), 'must be relative and must not contain ".." segments');
 
 export const globTool = defineTool({
   name: 'Glob',
@@ -187,113 +184,11 @@ export const globTool = defineTool({
   access: (input) => ({ reads: [input.path ?? '.'] }),
   async execute(input, ctx) {
     const dir = await resolveInWorkspace(ctx.workspaceRoot, input.path ?? '.');
-    const found = await listFiles(dir.absolute, [input.pattern]);
+    const found = await listFiles(dir.absolute, [input.pattern], ctx.workspaceRoot);
     if (found === 'not-a-directory') return fail(ErrorCodes.toolFileNotFound, `Directory not found: ${dir.relative}`);
     const rel = found.map((f) => joinRel(dir.relative, f));
     if (rel.length === 0) return ok(`No files match ${input.pattern}.`);
     return ok(capList(rel, 1000));
-  },
-});
-
-function joinRel(base: string, p: string): string {
-  return base === '.' ? p : `${base}/${p}`;
-}
-
-function capList(items: string[], max: number): string {
-  const shown = items.slice(0, max);
-  const note = items.length > max ? `\n[${items.length - max} more results not shown; narrow the search]` : '';
-  return capText(shown.join('\n') + note);
-}
-
-async function listFiles(dirAbs: string, patterns: string[]): Promise<string[] | 'not-a-directory'> {
-  const isDir = await stat(dirAbs).then((s) => s.isDirectory(), () => false);
-  if (!isDir) return 'not-a-directory';
-  const files = await tinyglob(patterns, {
-    cwd: dirAbs,
-    dot: true,
-    onlyFiles: true,
-    followSymbolicLinks: false,
-    ignore: DEFAULT_IGNORE,
-    expandDirectories: false,
-  });
-  return files.sort();
-}
-
-export const grepModes = ['files_with_matches', 'content', 'count'] as const;
-
-export const grepTool = defineTool({
-  name: 'Grep',
-  description:
-    'Search file contents with a regular expression (JavaScript syntax). output_mode: files_with_matches (default), content (matching lines as path:line:text), or count.',
-  readOnly: true,
-  schema: z.strictObject({
-    pattern: z.string().min(1).max(1000).describe('Regular expression to search for.'),
-    path: z.string().min(1).optional().describe('File or directory to search (default: the workspace root).'),
-    glob: relativeGlob.optional().describe('Only search files matching this glob (e.g. "**/*.ts").'),
-    output_mode: z.enum(grepModes).optional(),
-    case_insensitive: z.boolean().optional(),
-    context: z.number().int().min(0).max(20).optional().describe('Lines of context around each match (content mode).'),
-    head_limit: z.number().int().min(1).max(5000).optional().describe('At most this many output lines/entries (default 250).'),
-  }),
-  access: (input) => ({ reads: [input.path ?? '.'] }),
-  async execute(input, ctx) {
-    let re: RegExp;
-    try {
-      re = new RegExp(input.pattern, input.case_insensitive ? 'i' : '');
-    } catch (e) {
-      return fail(ErrorCodes.toolInputInvalid, `Invalid regular expression: ${(e as Error).message}`);
-    }
-    const target = await resolveInWorkspace(ctx.workspaceRoot, input.path ?? '.');
-    const st = await stat(target.absolute).catch(() => undefined);
-    if (!st) return fail(ErrorCodes.toolFileNotFound, `Path not found: ${target.relative}`);
-    let files: Array<{ abs: string; rel: string }>;
-    if (st.isFile()) {
-      files = [{ abs: target.absolute, rel: target.relative }];
-    } else {
-      const listed = await listFiles(target.absolute, [input.glob ?? '**/*']);
-      files = listed === 'not-a-directory' ? [] : listed.map((f) => ({ abs: path.join(target.absolute, f), rel: joinRel(target.relative, f) }));
-    }
-    const mode = input.output_mode ?? 'files_with_matches';
-    const limit = input.head_limit ?? 250;
-    const ctxLines = input.context ?? 0;
-    const out: string[] = [];
-    let total = 0;
-    const rootReal = await realpath(ctx.workspaceRoot);
-    for (const file of files) {
-      // A symlinked file may point outside the workspace: never read through it.
-      const real = await realpath(file.abs).catch(() => undefined);
-      if (!real || (real !== rootReal && !real.startsWith(rootReal + path.sep))) continue;
-      const size = await stat(file.abs).then((s) => s.size, () => -1);
-      if (size < 0 || size > GREP_MAX_FILE_BYTES) continue;
-      const buf = await readFile(file.abs).catch(() => undefined);
-      if (!buf || buf.subarray(0, 8000).includes(0)) continue;
-      const lines = buf.toString('utf8').split('\n');
-      const hits: number[] = [];
-      lines.forEach((line, i) => {
-        if (re.test(line.length > 10_000 ? line.slice(0, 10_000) : line)) hits.push(i);
-      });
-      if (hits.length === 0) continue;
-      if (mode === 'files_with_matches') {
-        total++;
-        out.push(file.rel);
-      } else if (mode === 'count') {
-        total++;
-        out.push(`${file.rel}:${hits.length}`);
-      } else {
-        const shown = new Set<number>();
-        for (const h of hits) for (let i = Math.max(0, h - ctxLines); i <= Math.min(lines.length - 1, h + ctxLines); i++) shown.add(i);
-        let prev = -2;
-        for (const i of [...shown].sort((a, b) => a - b)) {
-          if (ctxLines > 0 && prev >= 0 && i !== prev + 1) out.push('--');
-          const text = lines[i].length > MAX_LINE_CHARS ? `${lines[i].slice(0, MAX_LINE_CHARS)}… [line truncated]` : lines[i];
-          out.push(`${file.rel}:${i + 1}${hits.includes(i) ? ':' : '-'}${text}`);
-          prev = i;
-        }
-        total += hits.length;
-      }
-    }
-    if (out.length === 0) return ok(`No matches for /${input.pattern}/.`);
-    return ok(capList(out, limit) + (mode === 'content' ? '' : `\n(${total} file${total === 1 ? '' : 's'})`));
   },
 });
 

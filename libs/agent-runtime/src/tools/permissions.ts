@@ -1,5 +1,6 @@
 import picomatch from 'picomatch';
 import { ErrorCodes } from '@headspace/contracts';
+import { analyzeShellCommand, argvText, fullText, innerCommands, isHarmlessRedirect, isLauncher, type SimpleCommand } from './shell-command';
 
 /**
  * Permission rules, pure (no I/O): the persona's manifest `tools` allowlist and its `owns` globs.
@@ -58,7 +59,10 @@ export interface SplitCommand {
   hasSubstitution: boolean;
 }
 
-/** Splits a shell command line into its simple commands, respecting quotes. */
+/**
+ * Splits a shell command line into its simple commands, respecting quotes. A quick heuristic for
+ * the security-guard hook; the permission rules use analyzeShellCommand (a real parse).
+ */
 export function splitShellCommand(command: string): SplitCommand {
   const segments: string[] = [];
   let current = '';
@@ -106,6 +110,60 @@ export function splitShellCommand(command: string): SplitCommand {
   return { segments: segments.map(normalizeCommand).filter((s) => s.length > 0), hasSubstitution };
 }
 
+const firstWord = (spec: string) => spec.trim().split(/\s+/)[0].replace(/:\*$/, '');
+
+/**
+ * Bash under `Bash(…)` rules, on a real parse of the line: every simple command (across `;`,
+ * `&&`, `||`, `|`, `&`, newlines and subshells) must match a rule. A command that writes or reads
+ * a file through a redirection (other than /dev/null and fd duplication), or sets variables
+ * before its name, is matched with those parts included, so `git:*` does not cover
+ * `git log > /outside` or `GIT_PAGER=… git log`; only a rule that spells them out does. A
+ * launcher (`sh -c`, `eval`, `env`, `xargs` …) needs a rule naming it as its first word, a
+ * command name the shell expands (`$x`, globs) is never matched, and a line the parser cannot
+ * read is refused.
+ */
+function checkBashAllowed(rules: ToolRule[], command: string): Verdict {
+  const allowedAs = rules.map((r) => r.raw).join(', ');
+  const analysis = analyzeShellCommand(command);
+  if (!analysis.ok) {
+    return refuse(ErrorCodes.toolNotAllowed, `Refused: this command cannot be checked against this persona's Bash rules (${allowedAs}) because ${analysis.reason}.`);
+  }
+  for (const cmd of analysis.commands) {
+    const why = whyNotAllowed(cmd, rules.map((r) => r.specifier as string));
+    if (why !== undefined) return refuse(ErrorCodes.toolNotAllowed, `Refused: ${why}; this persona may only run ${allowedAs}.`);
+  }
+  return ALLOW;
+}
+
+function whyNotAllowed(cmd: SimpleCommand, specs: string[]): string | undefined {
+  const shown = fullText(cmd);
+  if (cmd.argv.length === 0) return `"${shown}" runs no command, only assignments or redirections`;
+  if (cmd.dynamicName) return `the command name of "${shown}" is expanded by the shell, so what runs cannot be checked`;
+  const fileRedirects = cmd.redirects.filter((r) => !isHarmlessRedirect(r));
+  const plain = fileRedirects.length === 0 && cmd.assignments.length === 0;
+  const text = plain ? argvText(cmd) : shown;
+  const launcher = isLauncher(cmd);
+  const matched = specs.some(
+    (spec) => (!launcher || firstWord(spec) === cmd.argv[0]) && (fileRedirects.length === 0 || /[<>]/.test(spec)) && bashSpecifierMatches(spec, text),
+  );
+  if (matched) return undefined;
+  if (launcher && specs.some((spec) => bashSpecifierMatches(spec, text))) return `"${shown}" runs other commands through "${cmd.argv[0]}", which no rule names`;
+  if (fileRedirects.length > 0) return `"${shown}" redirects to a file (${fileRedirects.map((r) => `${r.fd ?? ''}${r.op} ${r.target}`).join(', ')})`;
+  return `command "${shown}" is not allowed`;
+}
+
+function checkBashDenied(rule: ToolRule, spec: string, command: string): Verdict {
+  const analysis = analyzeShellCommand(command);
+  if (!analysis.ok) return refuse(ErrorCodes.toolNotAllowed, `Refused: this command cannot be checked against ${rule.raw} (disallowed for this agent) because ${analysis.reason}.`);
+  for (const cmd of analysis.commands) {
+    const inner = isLauncher(cmd) ? innerCommands(cmd) : [];
+    if (inner === undefined) return refuse(ErrorCodes.toolNotAllowed, `Refused: what "${fullText(cmd)}" runs cannot be checked against ${rule.raw} (disallowed for this agent).`);
+    const hit = [cmd, ...inner].find((c) => bashSpecifierMatches(spec, argvText(c)));
+    if (hit !== undefined) return refuse(ErrorCodes.toolNotAllowed, `Refused: command "${argvText(hit)}" is disallowed for this agent (${rule.raw}).`);
+  }
+  return ALLOW;
+}
+
 /** Glob match of a workspace-relative posix path (dotfiles included). */
 export function globMatches(glob: string, relPath: string): boolean {
   return picomatch(glob, { dot: true })(relPath);
@@ -121,9 +179,9 @@ export interface ToolCallFacts {
 
 /**
  * Checks a call against the persona's `tools` allowlist (undefined = no restriction).
- * `Bash(...)` specifiers must allow EVERY simple command of the line, and a line with command
- * substitution is only allowed by an unrestricted `Bash` entry. Path specifiers
- * (`Write(src/**)`) must match every path the call touches.
+ * `Bash(...)` specifiers must allow EVERY simple command of the parsed line (see
+ * checkBashAllowed); a line the parser cannot read is only allowed by an unrestricted `Bash`
+ * entry. Path specifiers (`Write(src/**)`) must match every path the call touches.
  */
 export function checkToolAllowed(allowlist: readonly string[] | undefined, call: ToolCallFacts): Verdict {
   if (allowlist === undefined) return ALLOW;
@@ -135,18 +193,7 @@ export function checkToolAllowed(allowlist: readonly string[] | undefined, call:
   if (rules.some((r) => r.specifier === undefined)) return ALLOW;
   const specifiers = rules.map((r) => r.specifier as string);
 
-  if (call.command !== undefined) {
-    const { segments, hasSubstitution } = splitShellCommand(call.command);
-    if (hasSubstitution) {
-      return refuse(ErrorCodes.toolNotAllowed, `Refused: command substitution is not allowed by this persona's Bash rules (${rules.map((r) => r.raw).join(', ')}).`);
-    }
-    if (segments.length === 0) return refuse(ErrorCodes.toolNotAllowed, 'Refused: empty command.');
-    const denied = segments.find((seg) => !specifiers.some((spec) => bashSpecifierMatches(spec, seg)));
-    if (denied !== undefined) {
-      return refuse(ErrorCodes.toolNotAllowed, `Refused: command "${denied}" is not allowed; this persona may only run ${rules.map((r) => r.raw).join(', ')}.`);
-    }
-    return ALLOW;
-  }
+  if (call.command !== undefined) return checkBashAllowed(rules, call.command);
 
   const paths = call.paths ?? [];
   if (paths.length === 0) {
@@ -162,8 +209,9 @@ export function checkToolAllowed(allowlist: readonly string[] | undefined, call:
 /**
  * Checks a call against a deny list (agent definition `disallowedTools`), which wins over any
  * allowlist: a bare entry denies the tool, `Bash(npm publish:*)` denies a line if ANY of its
- * simple commands matches (or if command substitution could hide one), a path specifier denies a
- * call touching any matching path.
+ * simple commands matches — including what a launcher (`sh -c`, `eval`, `xargs`, `timeout` …)
+ * would run — or if the line cannot be parsed; a path specifier denies a call touching any
+ * matching path.
  */
 export function checkToolDenied(denylist: readonly string[] | undefined, call: ToolCallFacts): Verdict {
   for (const rule of (denylist ?? []).map(parseToolRule)) {
@@ -171,10 +219,8 @@ export function checkToolDenied(denylist: readonly string[] | undefined, call: T
     const spec = rule.specifier;
     if (spec === undefined) return refuse(ErrorCodes.toolNotAllowed, `Refused: tool "${call.toolName}" is disallowed for this agent (${rule.raw}).`);
     if (call.command !== undefined) {
-      const { segments, hasSubstitution } = splitShellCommand(call.command);
-      if (hasSubstitution) return refuse(ErrorCodes.toolNotAllowed, `Refused: command substitution is not allowed while ${rule.raw} is disallowed.`);
-      const hit = segments.find((seg) => bashSpecifierMatches(spec, seg));
-      if (hit !== undefined) return refuse(ErrorCodes.toolNotAllowed, `Refused: command "${hit}" is disallowed for this agent (${rule.raw}).`);
+      const verdict = checkBashDenied(rule, spec, call.command);
+      if (!verdict.allowed) return verdict;
     } else {
       const hit = (call.paths ?? []).find((p) => globMatches(spec, p));
       if (hit !== undefined) return refuse(ErrorCodes.toolNotAllowed, `Refused: "${call.toolName}" on "${hit}" is disallowed for this agent (${rule.raw}).`);

@@ -1,5 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
+import type { Sandbox } from '../sandbox/sandbox-spawn';
 
 /**
  * What a tool call hands back to the model. `content` is exactly what the model reads in the
@@ -28,6 +29,8 @@ export interface ToolContext {
   signal?: AbortSignal;
   /** Base environment for Bash, before secret scrubbing. Defaults to `process.env`. */
   env?: NodeJS.ProcessEnv;
+  /** Bash (and every process it starts) runs inside this bubblewrap sandbox; none: unsandboxed (tests, trusted local use). */
+  sandbox?: Sandbox;
 }
 
 /** The paths a call will read or write, declared so permission rules can judge it before it runs. */

@@ -29,6 +29,8 @@ export const AgentRuntimeErrorCodes = {
   claudeCodeTimeout: 'CLAUDE_CODE.TIMEOUT',
   claudeCodeOutputInvalid: 'CLAUDE_CODE.OUTPUT_INVALID',
   claudeCodeFailed: 'CLAUDE_CODE.FAILED',
+  /** bubblewrap cannot run here and the operator did not set HS_SANDBOX=off: agent sessions do not start. */
+  sandboxUnavailable: 'SANDBOX.UNAVAILABLE',
 } as const;
 
 const C = AgentRuntimeErrorCodes;
@@ -56,4 +58,5 @@ export const AgentRuntimeHttpStatus: Record<string, number> = {
   [C.claudeCodeTimeout]: 504,
   [C.claudeCodeOutputInvalid]: 502,
   [C.claudeCodeFailed]: 502,
+  [C.sandboxUnavailable]: 503,
 };

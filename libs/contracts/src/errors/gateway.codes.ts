@@ -7,6 +7,8 @@ export const GatewayErrorCodes = {
   gatewayPayloadTooLarge: 'GATEWAY.PAYLOAD_TOO_LARGE',
   gatewayUnsupportedMediaType: 'GATEWAY.UNSUPPORTED_MEDIA_TYPE',
   gatewayRateLimited: 'GATEWAY.RATE_LIMITED',
+  /** A token already holds HS_SSE_MAX_STREAMS_PER_TOKEN open event streams on this gateway. */
+  gatewayTooManyStreams: 'GATEWAY.TOO_MANY_STREAMS',
   gatewayBadRequest: 'GATEWAY.BAD_REQUEST',
   gatewayUriTooLong: 'GATEWAY.URI_TOO_LONG',
   gatewayCursorInvalid: 'GATEWAY.CURSOR_INVALID',
@@ -27,6 +29,7 @@ export const GatewayHttpStatus: Record<string, number> = {
   [GatewayErrorCodes.gatewayUriTooLong]: 414,
   [GatewayErrorCodes.gatewayUnsupportedMediaType]: 415,
   [GatewayErrorCodes.gatewayRateLimited]: 429,
+  [GatewayErrorCodes.gatewayTooManyStreams]: 429,
   [GatewayErrorCodes.gatewayHeadersTooLarge]: 431,
   [GatewayErrorCodes.gatewayClientTimeout]: 408,
   [GatewayErrorCodes.gatewayShuttingDown]: 503,

@@ -10,6 +10,8 @@ export const OrchestratorErrorCodes = {
   runTasksInvalid: 'RUN.TASKS_INVALID',
   runEscalationNotFound: 'RUN.ESCALATION_NOT_FOUND',
   runSourceNotFound: 'RUN.SOURCE_NOT_FOUND',
+  /** A source outside HS_SOURCE_ROOTS (or of a refused shape): the orchestrator never reads it. */
+  runSourceNotAllowed: 'RUN.SOURCE_NOT_ALLOWED',
   runOutputInvalid: 'RUN.OUTPUT_INVALID',
 } as const;
 
@@ -19,5 +21,6 @@ export const OrchestratorHttpStatus: Record<string, number> = {
   [OrchestratorErrorCodes.runWrongPhase]: 409,
   [OrchestratorErrorCodes.runTasksInvalid]: 400,
   [OrchestratorErrorCodes.runSourceNotFound]: 400,
+  [OrchestratorErrorCodes.runSourceNotAllowed]: 403,
   [OrchestratorErrorCodes.runOutputInvalid]: 422,
 };

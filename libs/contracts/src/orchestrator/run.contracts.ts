@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineCommand, defineEvent, defineQuery } from '../messages';
 import type { EventData } from '../messages';
 import { teamNameSchema } from '../team-manager/team.contracts';
+import { runSourceSchema } from './run-source';
 
 /**
  * A run: the team working one goal — workshop (Robbo) → spec → decomposition (Gavin or the operator)
@@ -268,7 +269,8 @@ export const startRun = defineCommand({
     runId: runIdSchema.optional(),
     team: teamNameSchema,
     goal: z.string().min(1).max(20_000),
-    source: z.string().min(1).max(4_096),
+    /** A git URL or a directory under the orchestrator's HS_SOURCE_ROOTS (run-source.ts). */
+    source: runSourceSchema,
     mode: z.enum(runModes).default('v3'),
     operator: z.enum(operatorModes).default('interactive'),
     limits: runLimitsSchema.partial().default({}),

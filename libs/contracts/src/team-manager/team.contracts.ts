@@ -27,7 +27,12 @@ export const sandboxSchema = z.object({
 });
 export type SandboxSettings = z.infer<typeof sandboxSchema>;
 export const sandboxOverrideSchema = sandboxSchema.partial().strict();
-export const DEFAULT_SANDBOX: SandboxSettings = { mode: 'off', workspaceAccess: 'rw', network: true };
+/**
+ * Sandboxed, no network: a team gets network only by asking (`sandbox: { network: true }`). Teams
+ * created before sandbox settings existed (no `sandbox` in their event) read as this too; teams that
+ * stored `mode: 'off'` explicitly keep it.
+ */
+export const DEFAULT_SANDBOX: SandboxSettings = { mode: 'all', workspaceAccess: 'rw', network: false };
 
 const shortText = z.string().max(2_000);
 const modelSchema = z.string().min(1).max(200);

@@ -4,7 +4,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { nanos } from '@nats-io/nats-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectNats, deleteStreams, uniqueToken } from '../testing/messaging-test-kit';
-import { ensureDurableConsumer, ensureStream, eventStreamFor } from './jetstream-provisioning';
+import { ensureDurableConsumer, ensureStream, eventStreamFor, setStreamLimits } from './jetstream-provisioning';
 
 const service = uniqueToken('prov');
 const spec = eventStreamFor(service);
@@ -15,8 +15,10 @@ beforeAll(async () => {
   nc = await connectNats();
   jsm = await jetstreamManager(nc);
 });
+const limited = uniqueToken('provlim');
 afterAll(async () => {
-  await deleteStreams(jsm, [spec.name]);
+  setStreamLimits({});
+  await deleteStreams(jsm, [spec.name, eventStreamFor(limited).name]);
   await nc?.close();
 });
 
@@ -60,5 +62,21 @@ describe('provisioning as code', () => {
     expect(updated.action).toBe('updated');
     expect(updated.info.config).toMatchObject({ max_deliver: 8, backoff: [nanos(15_000), nanos(30_000)] });
     expect((await ensureDurableConsumer(jsm, spec.name, { ...wanted, maxDeliver: 8, backoffMs: [15_000, 30_000] })).action).toBe('unchanged');
+  });
+
+  it('an event stream carries the configured retention limits (HS_STREAM_MAX_AGE / HS_STREAM_MAX_BYTES), and loses them when they are unset', async () => {
+    setStreamLimits({ maxAgeMs: 30 * 86_400_000, maxBytes: 64 * 1024 ** 2 });
+    const created = await ensureStream(jsm, eventStreamFor(limited));
+    expect(created.action).toBe('created');
+    expect((await jsm.streams.info(eventStreamFor(limited).name)).config).toMatchObject({ max_age: nanos(30 * 86_400_000), max_bytes: 64 * 1024 ** 2 });
+
+    setStreamLimits({ maxAgeMs: 30 * 86_400_000, maxBytes: 128 * 1024 ** 2 });
+    expect((await ensureStream(jsm, eventStreamFor(limited))).action).toBe('updated');
+    expect((await ensureStream(jsm, eventStreamFor(limited))).action).toBe('unchanged');
+    expect((await jsm.streams.info(eventStreamFor(limited).name)).config.max_bytes).toBe(128 * 1024 ** 2);
+
+    setStreamLimits({});
+    expect((await ensureStream(jsm, eventStreamFor(limited))).action).toBe('updated');
+    expect((await jsm.streams.info(eventStreamFor(limited).name)).config).toMatchObject({ max_age: 0, max_bytes: -1 });
   });
 });

@@ -24,6 +24,8 @@ export interface StreamSpec {
   duplicateWindowMs?: number;
   /** Age after which messages are discarded; default 0 = keep (limits retention). */
   maxAgeMs?: number;
+  /** Size beyond which the oldest messages are discarded; default -1 = unlimited. */
+  maxBytes?: number;
   /** R1 on one node, R3 on a cluster. Default 1. */
   replicas?: number;
   description?: string;
@@ -31,12 +33,31 @@ export interface StreamSpec {
 
 export const DEFAULT_DUPLICATE_WINDOW_MS = 120_000;
 
+/** Retention limits of the event streams (HS_STREAM_MAX_AGE / HS_STREAM_MAX_BYTES); unlimited by default. */
+export interface StreamLimits {
+  maxAgeMs?: number;
+  maxBytes?: number;
+}
+
+let streamLimits: StreamLimits = {};
+
+/**
+ * Sets the limits every event stream this process declares carries (set once at start from the
+ * service's configuration, like the subject namespace): the relay that owns a stream and the
+ * consumers that declare it too then agree, and do not undo each other's settings.
+ */
+export function setStreamLimits(limits: StreamLimits): void {
+  streamLimits = { ...limits };
+}
+
 /** The default event stream of a service: `HS_EVT_<SERVICE>` capturing `hs.evt.<service>.>` (both under HS_NAMESPACE when set). */
 export function eventStreamFor(service: string): StreamSpec {
   return {
     name: namespacedStreamName(`HS_EVT_${service.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`),
     subjects: [namespacedSubject(`hs.evt.${service}.>`)],
     description: `Events of ${service}, published by its relay`,
+    ...(streamLimits.maxAgeMs ? { maxAgeMs: streamLimits.maxAgeMs } : {}),
+    ...(streamLimits.maxBytes ? { maxBytes: streamLimits.maxBytes } : {}),
   };
 }
 
@@ -52,6 +73,7 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Pro
     subjects: spec.subjects,
     duplicate_window: nanos(spec.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS),
     max_age: nanos(spec.maxAgeMs ?? 0),
+    max_bytes: spec.maxBytes && spec.maxBytes > 0 ? spec.maxBytes : -1,
     num_replicas: spec.replicas ?? 1,
     ...(spec.description ? { description: spec.description } : {}),
   };
@@ -86,6 +108,7 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Pro
       sameSet(c.subjects, wanted.subjects) &&
       c.duplicate_window === wanted.duplicate_window &&
       c.max_age === wanted.max_age &&
+      c.max_bytes === wanted.max_bytes &&
       c.num_replicas === wanted.num_replicas;
     if (unchanged) return { action: 'unchanged', info };
     return { action: 'updated', info: await jsm.streams.update(spec.name, { ...c, ...wanted }) };

@@ -36,7 +36,8 @@ interface PubAckBody {
  * Timeouts are swept by one timer, in publish order (every message gets the same timeout).
  */
 export class PipelinedPublisher {
-  private readonly inbox = createInbox();
+  /** Under the connection's inbox prefix: a service's credentials may read only its own inbox. */
+  private readonly inbox: string;
   private readonly pending = new Map<string, Pending>();
   private readonly subscription: Subscription;
   private sweeper: NodeJS.Timeout | undefined;
@@ -46,6 +47,7 @@ export class PipelinedPublisher {
     private readonly nc: NatsConnection,
     private readonly timeoutMs: number,
   ) {
+    this.inbox = createInbox((nc as { options?: { inboxPrefix?: string } }).options?.inboxPrefix);
     this.subscription = nc.subscribe(`${this.inbox}.*`, { callback: (error, msg) => (error ? this.failAll(error) : this.settle(msg)) });
   }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { EventStore } from '@headspace/event-store';
 import { jetstreamManager, type JetStreamManager, type StoredMsg } from '@nats-io/jetstream';
+import type { ConnectionOptions } from '@nats-io/nats-core';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 
 /** Test-only helpers for the messaging specs (not exported from the library). */
@@ -9,8 +10,9 @@ export const natsUrl = (): string => process.env.NATS_URL ?? 'nats://127.0.0.1:4
 /** A lowercase token unique to this run, for service names, subjects and stream names. */
 export const uniqueToken = (label: string): string => `${label}-${randomBytes(4).toString('hex')}`;
 
-export function connectNats(url = natsUrl(), name = 'messaging-spec'): Promise<NatsConnection> {
-  return connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: 100, timeout: 5_000 });
+/** `options`: credentials (and an inbox prefix) for a locked server. */
+export function connectNats(url = natsUrl(), name = 'messaging-spec', options: Partial<ConnectionOptions> = {}): Promise<NatsConnection> {
+  return connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: 100, timeout: 5_000, ...options });
 }
 
 export async function deleteStreams(jsm: JetStreamManager, names: string[]): Promise<void> {

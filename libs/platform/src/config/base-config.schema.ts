@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
+import { byteSizeSchema, durationSchema } from './stream-limits.schema';
 
 const POSTGRES_PROTOCOLS = new Set(['postgres:', 'postgresql:']);
 const NATS_PROTOCOLS = new Set(['nats:', 'tls:']);
@@ -58,6 +59,18 @@ export const baseConfigSchema = z.object({
     },
     { error: 'must be one or more comma-separated nats:// or tls:// URLs' },
   ),
+  /** NATS credentials of this service (one of: user + password, an nkey seed file, a JWT .creds file) and TLS; see nats-connection.ts. */
+  NATS_USER: z.string().optional(),
+  NATS_PASSWORD: z.string().optional(),
+  NATS_NKEY_SEED_FILE: z.string().optional(),
+  NATS_CREDS: z.string().optional(),
+  NATS_TLS_CA: z.string().optional(),
+  NATS_TLS_CERT: z.string().optional(),
+  NATS_TLS_KEY: z.string().optional(),
+  /** The internal port of GET /metrics (not the public HTTP_PORT); default HTTP_PORT + 1000. */
+  METRICS_PORT: portSchema().optional(),
+  /** Address the metrics port binds; 0.0.0.0 only where the network is private (a pod, a compose network). */
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   LOG_LEVEL: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   SERVICE_INSTANCE_ID: z
     .string()
@@ -75,6 +88,10 @@ export const baseConfigSchema = z.object({
     .string()
     .regex(/^[a-z0-9][a-z0-9-]{0,31}$/, { error: 'must be 1-32 lowercase letters, digits or dashes' })
     .optional(),
+  /** Retention of the JetStream event streams (the PostgreSQL log stays the truth): e.g. `30d`; unset = unlimited. */
+  HS_STREAM_MAX_AGE: durationSchema.optional(),
+  /** Size cap of each JetStream event stream, oldest discarded first: e.g. `10GB`; unset = unlimited. */
+  HS_STREAM_MAX_BYTES: byteSizeSchema.optional(),
 });
 
 export type BaseConfig = z.output<typeof baseConfigSchema>;

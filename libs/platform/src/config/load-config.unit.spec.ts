@@ -86,4 +86,19 @@ describe('loadConfig', () => {
       'nats://a:4222,tls://b:4222',
     );
   });
+
+  it('reads the event streams\' retention limits as durations and sizes, and names a bad one', () => {
+    const unset = loadConfig(baseConfigSchema, valid);
+    expect([unset.HS_STREAM_MAX_AGE, unset.HS_STREAM_MAX_BYTES]).toEqual([undefined, undefined]);
+    expect(loadConfig(baseConfigSchema, { ...valid, HS_STREAM_MAX_AGE: '30d', HS_STREAM_MAX_BYTES: '10GB' })).toMatchObject({
+      HS_STREAM_MAX_AGE: 30 * 86_400_000,
+      HS_STREAM_MAX_BYTES: 10 * 1024 ** 3,
+    });
+    expect(loadConfig(baseConfigSchema, { ...valid, HS_STREAM_MAX_AGE: '90m', HS_STREAM_MAX_BYTES: '512MiB' })).toMatchObject({ HS_STREAM_MAX_AGE: 5_400_000, HS_STREAM_MAX_BYTES: 512 * 1024 ** 2 });
+    const error = configError(() => loadConfig(baseConfigSchema, { ...valid, HS_STREAM_MAX_AGE: '30 days', HS_STREAM_MAX_BYTES: 'lots' }));
+    expect(error.problems).toEqual([
+      { variable: 'HS_STREAM_MAX_AGE', problem: 'must be a duration such as 30d, 12h, 90m or 0 (unlimited)' },
+      { variable: 'HS_STREAM_MAX_BYTES', problem: 'must be a size such as 10GB, 512MB or 0 (unlimited)' },
+    ]);
+  });
 });

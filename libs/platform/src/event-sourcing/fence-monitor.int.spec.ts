@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createServiceApp } from '../bootstrap';
 import { baseConfigSchema } from '../config/base-config.schema';
 import { loadConfig } from '../config/load-config';
+import { MetricsServer } from '../metrics/metrics-server';
 import { PlatformModule } from '../platform.module';
 
 const SERVICE = 'fence-spec';
@@ -32,13 +33,15 @@ describe('the fence monitor names the backend holding the xid8 fence', () => {
     app = await createServiceApp(FenceSpecModule.forRoot(db.url), { bufferLogs: false });
     await app.init();
     await app.getHttpAdapter().getInstance().ready();
+    metricsUrl = `http://127.0.0.1:${(await app.get(MetricsServer).listen('127.0.0.1', 0)).port}/metrics`;
   });
   afterAll(async () => {
     await app?.close();
     await db?.drop();
   });
 
-  const metrics = async () => (await app.getHttpAdapter().getInstance().inject({ method: 'GET', url: '/metrics' })).body;
+  let metricsUrl: string;
+  const metrics = async () => (await fetch(metricsUrl)).text();
 
   it('logs a warning and exports the age of a transaction left open past the threshold, with its pid and application name', async () => {
     const warn = vi.spyOn(Logger.prototype, 'warn');

@@ -1,3 +1,5 @@
+import { processSecretRedactor } from '@headspace/contracts';
+
 const SECRET_KEYS = [
   'password',
   'passwd',
@@ -30,22 +32,15 @@ export const REDACT_PATHS = [
   ...SECRET_KEYS.flatMap((key) => [key, `*.${key}`, `*.*.${key}`]),
 ];
 
-const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/[^:/?#@\s]*):[^@/\s]+@/gi;
-const SECRET_QUERY_PARAMS = /([?&](?:sentry_key|api_key|apikey|key|token|access_token|password)=)[^&#\s]*/gi;
-
-/** Masks the password of URLs (`postgres://u:***@h`) and secret query parameters in text. */
+/**
+ * Every string logged goes through the same redaction as what is recorded (libs/contracts): key
+ * formats, URL passwords, secret-named assignments and this process's own secret values.
+ */
 export function redactSecrets(text: string): string {
-  return text.replace(URL_CREDENTIALS, '$1:***@').replace(SECRET_QUERY_PARAMS, '$1***');
+  return processSecretRedactor().text(text);
 }
 
 /** Copies plain objects/arrays with every string passed through redactSecrets. */
 export function redactDeep<T>(value: T, depth = 4): T {
-  if (typeof value === 'string') return redactSecrets(value) as T;
-  if (depth === 0 || value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((v) => redactDeep(v, depth - 1)) as T;
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [k, redactDeep(v, depth - 1)]),
-  ) as T;
+  return processSecretRedactor().deep(value, { maxDepth: depth });
 }

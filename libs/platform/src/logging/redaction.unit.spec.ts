@@ -18,8 +18,8 @@ function capture(): { logger: pino.Logger; lines: () => Record<string, unknown>[
 
 describe('log redaction', () => {
   it('masks URL passwords and secret query parameters in text', () => {
-    expect(redactSecrets('db postgres://app:hunter2@db:5432/x up')).toBe('db postgres://app:***@db:5432/x up');
-    expect(redactSecrets('/api/1/envelope/?sentry_key=abc123&x=1')).toBe('/api/1/envelope/?sentry_key=***&x=1');
+    expect(redactSecrets('db postgres://app:hunter2@db:5432/x up')).toBe('db postgres://app:[redacted:password]@db:5432/x up');
+    expect(redactSecrets('/api/1/envelope/?sentry_key=abc123&x=1')).toBe('/api/1/envelope/?sentry_key=[redacted:query-param]&x=1');
     expect(redactSecrets('nats://127.0.0.1:4222')).toBe('nats://127.0.0.1:4222');
   });
 
@@ -43,12 +43,28 @@ describe('log redaction', () => {
     expect(info).toMatchObject({
       level: 'info',
       service: 'spec',
-      msg: 'connect postgres://u:***@h/db failed',
+      msg: 'connect postgres://u:[redacted:password]@h/db failed',
       req: { headers: { authorization: '[REDACTED]', 'x-api-key': '[REDACTED]', accept: 'json' } },
       config: { DATABASE_URL: '[REDACTED]', HTTP_PORT: 3001 },
       user: { password: '[REDACTED]', name: 'al' },
-      note: 'connecting to postgres://u:***@h/db',
+      note: 'connecting to postgres://u:[redacted:password]@h/db',
     });
-    expect(error).toMatchObject({ level: 'error', err: { message: 'cannot reach postgres://u:***@h/db' } });
+    expect(error).toMatchObject({ level: 'error', err: { message: 'cannot reach postgres://u:[redacted:password]@h/db' } });
+  });
+
+  it('scrubs key formats from messages and nested fields the way recorded events are scrubbed', () => {
+    const { logger, lines } = capture();
+    const key = ['sk', 'ant', 'api03', 'Zq8Lm3Nv5Bx7Cw9Dy1Ez2Fa4Gb6Hc8'].join('-');
+    const awsId = 'AKIA' + 'IOSFODNN7EXAMPLE';
+    const awsSecret = 'wJalrXUtnFEMI/K7MDENG/' + 'bPxRfiCYEXAMPLEKEY';
+    const pem = '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----';
+    logger.warn({ tool: { name: 'Bash', output: { text: `${awsId} ${awsSecret}\n${pem}` } } }, `tool printed ${key}`);
+    const [line] = lines();
+    const text = JSON.stringify(line);
+    for (const secret of [key, awsId, awsSecret, 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC']) expect(text).not.toContain(secret);
+    expect(line).toMatchObject({
+      msg: 'tool printed [redacted:anthropic-key]',
+      tool: { output: { text: '[redacted:aws-access-key-id] [redacted:aws-secret-access-key]\n[redacted:private-key]' } },
+    });
   });
 });

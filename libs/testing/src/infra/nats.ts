@@ -3,18 +3,23 @@ import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
+import { nkeyAuthenticator, type ConnectionOptions } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
+import type { NatsAuth } from './nats-auth';
 import { freePort, pidAlive, repoRoot, run, stderrLog, tcpOpen, waitFor, which, type Log } from './util';
 
 export type NatsStatus = 'jetstream' | 'no-jetstream' | 'unreachable';
 
-/** Connects to `url` and asks `$JS.API.INFO`: is there a server, and does it have JetStream? */
-export async function natsStatus(url: string, timeoutMs = 2_000): Promise<NatsStatus> {
+/**
+ * Connects to `url` and asks `$JS.API.INFO`: is there a server, and does it have JetStream?
+ * `options` carry credentials for a locked server (one refusing anonymous connections is 'unreachable').
+ */
+export async function natsStatus(url: string, timeoutMs = 2_000, options: Partial<ConnectionOptions> = {}): Promise<NatsStatus> {
   const { hostname, port } = new URL(url);
   if (!(await tcpOpen(hostname, Number(port || 4222), timeoutMs))) return 'unreachable';
   let nc;
   try {
-    nc = await connect({ servers: url, reconnect: false, timeout: timeoutMs });
+    nc = await connect({ ...options, servers: url, reconnect: false, timeout: timeoutMs });
   } catch {
     return 'unreachable';
   }
@@ -61,17 +66,22 @@ export async function ensureNatsServerBinary({ allowInstall = true, log = stderr
   throw new Error(NATS_MISSING_HELP);
 }
 
-function natsArgs(port: number, storeDir: string): string[] {
-  return ['-js', '-sd', storeDir, '-a', '127.0.0.1', '-p', String(port)];
+/** With `auth`, the server loads its per-service users and refuses anonymous connections. */
+function natsArgs(port: number, storeDir: string, auth?: NatsAuth): string[] {
+  return ['-js', '-sd', storeDir, '-a', '127.0.0.1', '-p', String(port), ...(auth ? ['-c', auth.configFile] : [])];
 }
 
-async function waitForJetStream(url: string, alive: () => string | undefined, timeoutMs: number): Promise<void> {
+/** How the harness probes a server it started: as the admin user when it is locked. */
+const probeOptions = (auth?: NatsAuth): Partial<ConnectionOptions> =>
+  auth ? { authenticator: nkeyAuthenticator(() => new TextEncoder().encode(readFileSync(auth.adminSeedFile, 'utf8').trim())) } : {};
+
+async function waitForJetStream(url: string, alive: () => string | undefined, timeoutMs: number, auth?: NatsAuth): Promise<void> {
   await waitFor(
     `JetStream nats-server at ${url}`,
     async () => {
       const died = alive();
       if (died !== undefined) throw new Error(`nats-server exited: ${died}`);
-      return (await natsStatus(url, 1_000)) === 'jetstream';
+      return (await natsStatus(url, 1_000, probeOptions(auth))) === 'jetstream';
     },
     { timeoutMs },
   );
@@ -110,7 +120,7 @@ function stopChild(child: ChildProcess, graceMs = 5_000): Promise<void> {
  * Random free port and a temporary store dir unless given; resolves once JetStream answers.
  */
 export async function startNatsServer(
-  opts: { port?: number; storeDir?: string; timeoutMs?: number } = {},
+  opts: { port?: number; storeDir?: string; timeoutMs?: number; auth?: NatsAuth } = {},
 ): Promise<NatsServerHandle> {
   const bin = await ensureNatsServerBinary({ allowInstall: false });
   const ownStore = !opts.storeDir;
@@ -122,7 +132,7 @@ export async function startNatsServer(
 
   const launch = async (): Promise<void> => {
     for (let attempt = 1; ; attempt++) {
-      const proc = spawn(bin, natsArgs(port, storeDir), { stdio: ['ignore', 'ignore', 'pipe'] });
+      const proc = spawn(bin, natsArgs(port, storeDir, opts.auth), { stdio: ['ignore', 'ignore', 'pipe'] });
       children.add(proc);
       let stderr = '';
       proc.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4_000)));
@@ -133,7 +143,7 @@ export async function startNatsServer(
       });
       proc.once('error', (error) => (exitInfo = error.message));
       try {
-        await waitForJetStream(`nats://127.0.0.1:${port}`, () => exitInfo, timeoutMs);
+        await waitForJetStream(`nats://127.0.0.1:${port}`, () => exitInfo, timeoutMs, opts.auth);
         child = proc;
         return;
       } catch (error) {
@@ -184,20 +194,29 @@ function readPid(file: string): number | undefined {
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
 }
 
-/** Starts (or reuses) a detached JetStream nats-server daemon on 127.0.0.1:port. */
+/**
+ * Starts (or reuses) a detached JetStream nats-server daemon on 127.0.0.1:port. With `auth` it is
+ * locked (per-service users, no anonymous access); a running one must refuse anonymous clients.
+ */
 export async function startNatsDaemon(opts: {
   port: number;
   stateDir: string;
   allowInstall?: boolean;
   log?: Log;
   timeoutMs?: number;
+  auth?: NatsAuth;
 }): Promise<{ url: string; started: boolean; bin?: string }> {
   const { port, stateDir, log = stderrLog } = opts;
   const url = `nats://127.0.0.1:${port}`;
   const dir = natsDaemonDir(stateDir, port);
   const pidFile = join(dir, 'nats-server.pid');
   const logFile = join(dir, 'nats-server.log');
-  if ((await natsStatus(url)) === 'jetstream') return { url, started: false };
+  if ((await natsStatus(url, 2_000, probeOptions(opts.auth))) === 'jetstream') {
+    if (opts.auth && (await natsStatus(url)) !== 'unreachable') {
+      throw new Error(`port ${port} has a nats-server that accepts anonymous connections; stop it or set HS_NATS_PORT to another port`);
+    }
+    return { url, started: false };
+  }
   if (await tcpOpen('127.0.0.1', port)) {
     throw new Error(
       `port ${port} is in use by something that is not a JetStream nats-server; free the port or set NATS_URL to another one`,
@@ -207,7 +226,7 @@ export async function startNatsDaemon(opts: {
   mkdirSync(join(dir, 'store'), { recursive: true });
   log(`starting nats-server (JetStream) on ${url} — state in ${dir}`);
   const out = openSync(logFile, 'a');
-  const child = spawn(bin, [...natsArgs(port, join(dir, 'store')), '-P', pidFile], {
+  const child = spawn(bin, [...natsArgs(port, join(dir, 'store'), opts.auth), '-P', pidFile], {
     detached: true,
     stdio: ['ignore', out, out],
   });
@@ -216,7 +235,7 @@ export async function startNatsDaemon(opts: {
   child.once('exit', (code, signal) => (exitInfo = `code ${code ?? signal}, see ${logFile}`));
   child.once('error', (error) => (exitInfo = error.message));
   child.unref();
-  await waitForJetStream(url, () => exitInfo, opts.timeoutMs ?? 30_000);
+  await waitForJetStream(url, () => exitInfo, opts.timeoutMs ?? 30_000, opts.auth);
   return { url, started: true, bin };
 }
 

@@ -1,16 +1,15 @@
 import { Inject, Controller } from '@nestjs/common';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
-import { ErrorCodes, HeadspaceError, listPersonas, runLimitsSchema, startRun, type RunRoster } from '@headspace/contracts';
+import { listPersonas, runLimitsSchema, startRun, type RunRoster } from '@headspace/contracts';
 import { EventStore } from '@headspace/event-store';
 import { request, type RequestContext } from '@headspace/messaging';
 import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { createHash, randomUUID } from 'node:crypto';
-import { stat } from 'node:fs/promises';
-import { isAbsolute } from 'node:path';
 import type { z } from 'zod';
 import { RUN_SESSIONS, type RunSessionsPort } from '../run-ports';
 import { RunRecorder } from '../run-recorder';
+import { RUN_SOURCE_POLICY, type RunSourcePolicy } from '../run-source.policy';
 
 /** The run's title: the goal's first heading or line, without markdown. */
 export function titleOf(goal: string): string {
@@ -34,13 +33,13 @@ export class StartRunHandler {
     private readonly store: EventStore,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(RUN_SESSIONS) private readonly sessions: RunSessionsPort,
+    @Inject(RUN_SOURCE_POLICY) private readonly sources: RunSourcePolicy,
   ) {}
 
   @MessagePattern(startRun)
   async handle(@Payload() input: z.output<typeof startRun.request>, @Ctx() ctx: Pick<RequestContext, 'commandId'>) {
-    if (!isAbsolute(input.source) || !(await stat(input.source).then((s) => s.isDirectory(), () => false))) {
-      throw new HeadspaceError(ErrorCodes.runSourceNotFound, `Run source "${input.source}" is not an absolute path to a directory`, { field: 'source' });
-    }
+    // Before anything is written: a source outside the allowed roots is refused, naming `source`.
+    const source = await this.sources.check(input.source);
     const title = titleOf(input.goal);
     const runId = input.runId ?? runIdFor(title, ctx.commandId ?? randomUUID());
     const run = await RunRecorder.load(this.store, runId);
@@ -50,7 +49,7 @@ export class StartRunHandler {
       team: input.team,
       goal: input.goal,
       title,
-      source: input.source,
+      source,
       mode: input.mode,
       operator: input.operator,
       limits: runLimitsSchema.parse(input.limits),

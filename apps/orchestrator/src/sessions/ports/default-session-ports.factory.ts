@@ -10,6 +10,7 @@ import type { AppConfig } from '../../config';
 import { teamMailAdapter } from '../adapters/team-mail.adapter';
 import type { MailPort } from '../run-session/session-ports';
 import type { SessionLimits, SessionPorts } from '../run-session/agent-session.runner';
+import { SessionSandbox } from '../sandbox/session-sandbox.service';
 import type { SessionPortsFactory } from '../session-supervisor';
 import { GovernorBudgetPort } from './governor-budget.adapter';
 import { LlmBackendProvider } from './llm-backend.provider';
@@ -41,6 +42,7 @@ export class DefaultSessionPortsFactory implements SessionPortsFactory {
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     private readonly llm: LlmBackendProvider,
     @Inject(TEAM_TOOLS_PORT) private readonly teamTools: TeamToolsFor,
+    private readonly sandboxes: SessionSandbox,
   ) {
     this.learnings = new LearningsStore({ home: config.HS_AGENT_HOME });
     this.skills = new SkillFileStore(this.learnings);
@@ -50,18 +52,21 @@ export class DefaultSessionPortsFactory implements SessionPortsFactory {
     const abort = new AbortController();
     const workspace = started.workspace ?? join(this.config.HS_WORKSPACES_DIR, 'sessions', started.sessionId);
     const [backend, member] = await Promise.all([this.llm.get(), this.manifestMember(started), mkdir(workspace, { recursive: true })]);
+    // Bash and command hooks run in it; SANDBOX.UNAVAILABLE here means the session does not run at all.
+    const sandbox = await this.sandboxes.forSession(started, workspace);
     const team = this.teamTools(started.team);
     const policy = sessionPolicy(started, member);
     const [hooks, system] = await Promise.all([
       createHookEngine({
         locations: { homeDir: this.config.HS_AGENT_HOME, ...(this.config.HS_MANAGED_SETTINGS ? { managedPath: this.config.HS_MANAGED_SETTINGS } : {}) },
         builtins: this.config.HS_FORMAT_COMMAND ? { formatOnWrite: { command: this.config.HS_FORMAT_COMMAND } } : {},
+        ...(sandbox ? { sandbox } : {}),
       }),
       this.systemPrompt(started, member, policy.owns),
     ]);
     const ports: SessionPorts = {
       model: new LlmModelPort(backend.client, abort.signal),
-      tools: new WorkspaceToolPort({ workspace, agentId: started.persona, team: started.team, sessionId: started.sessionId, policy, hooks, teamTools: team, lockChecker: team, signal: abort.signal }),
+      tools: new WorkspaceToolPort({ workspace, agentId: started.persona, team: started.team, sessionId: started.sessionId, policy, hooks, teamTools: team, lockChecker: team, signal: abort.signal, ...(sandbox ? { sandbox } : {}) }),
       budget: new GovernorBudgetPort(
         this.nc,
         { sessionId: started.sessionId, persona: started.persona, team: started.team, project: started.runId ?? started.team, surface: 'api', ...(started.taskId ? { taskId: started.taskId } : {}) },

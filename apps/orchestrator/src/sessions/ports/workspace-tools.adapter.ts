@@ -1,4 +1,4 @@
-import { createTeamTools, hookDecisions, runTool, workspaceTools, ToolRegistry, type HookEngine, type LockChecker, type TeamToolsPort, type ToolPermissionPolicy } from '@headspace/agent-runtime';
+import { createTeamTools, hookDecisions, runTool, workspaceTools, ToolRegistry, type HookEngine, type LockChecker, type Sandbox, type TeamToolsPort, type ToolPermissionPolicy } from '@headspace/agent-runtime';
 import { toAnthropicTool } from '@headspace/agent-runtime';
 import type { ConversationBlock } from '../session-conversation';
 import type { ToolOutcome, ToolPort } from '../run-session/session-ports';
@@ -13,6 +13,8 @@ export interface WorkspaceToolsOptions {
   teamTools?: TeamToolsPort;
   lockChecker?: LockChecker;
   signal?: AbortSignal;
+  /** Bash runs inside it (the team's sandbox settings); none: unsandboxed (HS_SANDBOX=off, mode off). */
+  sandbox?: Sandbox;
 }
 
 /**
@@ -43,7 +45,7 @@ export class WorkspaceToolPort implements ToolPort {
     const out = await runTool({
       registry: this.registry,
       call: { id: call.id, name: call.name, input: call.input } as never,
-      ctx: { workspaceRoot: o.workspace, agentId: o.agentId, sessionId: o.sessionId, teamId: o.team, ...(o.signal ? { signal: o.signal } : {}) },
+      ctx: { workspaceRoot: o.workspace, agentId: o.agentId, sessionId: o.sessionId, teamId: o.team, ...(o.signal ? { signal: o.signal } : {}), ...(o.sandbox ? { sandbox: o.sandbox } : {}) },
       hooks: o.hooks,
     });
     const extra = out.additionalContext.length ? `\n\n${out.additionalContext.join('\n')}` : '';

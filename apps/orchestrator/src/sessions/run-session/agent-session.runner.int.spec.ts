@@ -317,4 +317,37 @@ describe('agent session runner', () => {
     const handoff = (await SessionRecorder.load(store, sessionId)).events.find((e) => e.type === 'session.handed-off');
     expect(handoff?.data).toMatchObject({ handoff: { task: 't-1', next: ['b'] }, contextUsedPercent: 85 });
   });
+
+  it('records tool output and model content with secrets redacted, answers the model from the record, and runs the tool with the input the model sent', async () => {
+    const sessionId = randomUUID();
+    const key = ['sk', 'ant', 'api03', 'Rk4Tn7Wq2Ys9Uv3Xz5Ab8Cd1'].join('-');
+    const model = scriptedModel([
+      { content: [text(`Writing ${key}`), { type: 'thinking', thinking: 'hm', signature: `sig-${key}` }, toolUse('w', 'Write', { env: `ANTHROPIC_API_KEY=${key}` })], stopReason: 'tool_use' },
+      { content: [text(`Done.\n${reflection}`)], stopReason: 'end_turn' },
+    ]);
+    const ran: unknown[] = [];
+    const { ports: p } = ports(model.port);
+    p.tools.run = async (call) => {
+      ran.push(call.input);
+      return { content: `.env:\nDATABASE_URL=postgres://app:pw-${key.slice(-6)}@db/app\n${key}`, isError: true, filesModified: [], hooks: [] };
+    };
+    await new AgentSessionRunner(await startSession(sessionId), p, limits).run();
+
+    expect(ran).toEqual([{ env: `ANTHROPIC_API_KEY=${key}` }]);
+    const events = (await SessionRecorder.load(store, sessionId)).events;
+    const recorded = JSON.stringify(events.map((e) => e.data));
+    expect(recorded.replace(`sig-${key}`, '')).not.toContain(key);
+    expect(recorded).not.toContain(`pw-${key.slice(-6)}`);
+    const [reply] = events.filter((e) => e.type === 'session.model-called');
+    expect(reply.type === 'session.model-called' && reply.data.content).toEqual([
+      text('Writing [redacted:anthropic-key]'),
+      { type: 'thinking', thinking: 'hm', signature: `sig-${key}` },
+      toolUse('w', 'Write', { env: 'ANTHROPIC_API_KEY=[redacted:anthropic-key]' }),
+    ]);
+    const [tool] = events.filter((e) => e.type === 'session.tool-called');
+    expect(tool.type === 'session.tool-called' && tool.data.content).toBe('.env:\nDATABASE_URL=[redacted:assignment]\n[redacted:anthropic-key]');
+    // The model's next request is the conversation as recorded.
+    expect(JSON.stringify(model.seen[1].messages.at(-1))).toContain('DATABASE_URL=[redacted:assignment]');
+    expect(JSON.stringify(model.seen[1].messages).replace(`sig-${key}`, '')).not.toContain(key);
+  });
 });

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import type { SessionUsage, sessionExitReasons } from '@headspace/contracts';
 import { ConcurrencyError } from '@headspace/event-store';
 import { withSpan } from '@headspace/telemetry';
@@ -54,6 +55,7 @@ const contextTokens = (u: SessionUsage) => u.inputTokens + u.cacheReadTokens + u
  */
 export class AgentSessionRunner {
   private extraUserText: string[] = [];
+  private readonly logger = new Logger('AgentSession');
 
   constructor(
     private readonly recorder: SessionRecorder,
@@ -66,6 +68,11 @@ export class AgentSessionRunner {
   private settling: Promise<void> = Promise.resolve();
   /** The last tool result's append, in flight while the next call is budgeted. */
   private toolRecording: Promise<unknown> = Promise.resolve();
+  /**
+   * Tool inputs as the model sent them, by tool use id: the recorded reply has secrets redacted, but
+   * a tool runs with what the model asked for (a resumed session has only the recorded input).
+   */
+  private readonly liveInputs = new Map<string, unknown>();
 
   run(): Promise<SessionOutcome> {
     const started = this.recorder.state.started!;
@@ -202,6 +209,8 @@ export class AgentSessionRunner {
       }
       const durationMs = performance.now() - startedAt;
       await wrote;
+      this.liveInputs.clear();
+      for (const block of reply.content) if (block.type === 'tool_use') this.liveInputs.set(String(block.id), block.input);
       // Settling the reservation runs on while the reply is recorded and its tools run (idempotent per
       // turn: a resumed session settles its last turn again, see settleLastTurn).
       this.settling = this.ports.budget.recordUsage({ reservationId: budget.reservationId, model: reply.model, usage: reply.usage, turn });
@@ -261,8 +270,10 @@ export class AgentSessionRunner {
       const name = String(block.name);
       const startedAt = performance.now();
       const outcome = await withSpan(`execute_tool ${name}`, { attributes: { 'gen_ai.tool.name': name, 'gen_ai.tool.call.id': id } }, () =>
-        this.ports.tools.run({ id, name, input: block.input }),
+        this.ports.tools.run({ id, name, input: this.liveInputs.has(id) ? this.liveInputs.get(id) : block.input }),
       );
+      // The raw output: the logger redacts secrets in every line, as the recorder does in every event.
+      if (outcome.isError) this.logger.debug(`session ${this.recorder.sessionId}: ${name} failed: ${outcome.content.slice(0, 500)}`);
       pending = this.recorder.begin({
         type: 'record-tool-call',
         sessionId: this.recorder.sessionId,
