@@ -83,7 +83,8 @@ const loud = (line: string) => !/"level":"(trace|debug|info)"/.test(line) && !/\
 function launch(name: string, port: number, index: number, extraEnv: Record<string, string>): Running {
   const child = spawn(process.execPath, entrypoint(name), {
     cwd: ROOT,
-    env: { ...extraEnv, ...serviceProcessEnv(name, process.env, DB_ROLES), ...serviceNatsEnv(name, process.env), HTTP_PORT: String(port), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', SERVICE_NAME: name },
+    // Services run from dist/: the default source root is the checkout's examples/, not dist's.
+    env: { HS_SOURCE_ROOTS: join(REPO, 'examples'), ...extraEnv, ...serviceProcessEnv(name, process.env, DB_ROLES), ...serviceNatsEnv(name, process.env), HTTP_PORT: String(port), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', SERVICE_NAME: name },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const running: Running = { name, port, child, tail: [] };
