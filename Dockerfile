@@ -34,6 +34,10 @@ ENV NODE_ENV=production \
     HTTP_PORT=3000 \
     HEADSPACE_VERSION=${HEADSPACE_VERSION}
 WORKDIR /app
+# bubblewrap: the orchestrator runs every agent process in a sandbox (docs/adr/0016); git: run checkouts.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends bubblewrap git ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
 COPY package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

@@ -80,11 +80,18 @@ function entrypoint(name: string): string[] {
 
 const loud = (line: string) => !/"level":"(trace|debug|info)"/.test(line) && !/\bLOG\b.*\[(InstanceLoader|RoutesResolver|RouterExplorer|NestFactory|NestApplication)\]/.test(line);
 
+/** The model API key reaches only the service that calls the model. */
+function withoutModelKey(name: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (name === 'orchestrator') return env;
+  const { ANTHROPIC_API_KEY: _key, ANTHROPIC_AUTH_TOKEN: _token, ...rest } = env;
+  return rest;
+}
+
 function launch(name: string, port: number, index: number, extraEnv: Record<string, string>): Running {
   const child = spawn(process.execPath, entrypoint(name), {
     cwd: ROOT,
     // Services run from dist/: the default source root is the checkout's examples/, not dist's.
-    env: { HS_SOURCE_ROOTS: join(REPO, 'examples'), ...extraEnv, ...serviceProcessEnv(name, process.env, DB_ROLES), ...serviceNatsEnv(name, process.env), HTTP_PORT: String(port), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', SERVICE_NAME: name },
+    env: { HS_SOURCE_ROOTS: join(REPO, 'examples'), ...extraEnv, ...serviceProcessEnv(name, withoutModelKey(name, process.env), DB_ROLES), ...serviceNatsEnv(name, process.env), HTTP_PORT: String(port), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', SERVICE_NAME: name },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const running: Running = { name, port, child, tail: [] };
