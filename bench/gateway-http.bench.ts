@@ -83,7 +83,7 @@ export async function runGatewayHttpBench(options: { quick: boolean }): Promise<
   const adminToken = `hst_bench_${randomBytes(24).toString('base64url')}`;
   const db = await benchDatabase('gwhttp');
   const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-  const env = { DATABASE_URL: db.url, NATS_URL: natsUrl, LOG_LEVEL: 'warn', HS_NAMESPACE: namespace, HS_ADMIN_TOKEN: adminToken, HS_RATE_LIMIT_MAX: '100000000' };
+  const env = { DATABASE_URL: db.url, NATS_URL: natsUrl, LOG_LEVEL: 'warn', HS_NAMESPACE: namespace, HS_ADMIN_TOKEN: adminToken, HS_RATE_LIMIT_MAX: '100000000', HS_RATE_LIMIT_ADDRESS_MAX: '100000000', HS_RATE_LIMIT_SPEND_MAX: '100000000' };
   const apps: NestFastifyApplication[] = [];
   const nc = await connect({ servers: natsUrl });
   const bare = Fastify();

@@ -87,7 +87,9 @@ export async function runGatewaySseBench(options: { quick: boolean }): Promise<v
   let worker: Worker | undefined;
   try {
     await ensureStream(await jetstreamManager(nc), eventStreamFor('team-manager'));
-    const env = { DATABASE_URL: db.url, NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', LOG_LEVEL: 'warn', HS_NAMESPACE: namespace, HS_ADMIN_TOKEN: adminToken, HS_RATE_LIMIT_MAX: '100000' };
+    const env = { DATABASE_URL: db.url, NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', LOG_LEVEL: 'warn', HS_NAMESPACE: namespace, HS_ADMIN_TOKEN: adminToken, HS_RATE_LIMIT_MAX: '100000', HS_RATE_LIMIT_ADDRESS_MAX: '100000' };
+    // Every bench client streams with one token from one address: lift the per-token stream cap.
+    process.env.HS_SSE_MAX_STREAMS_PER_TOKEN = String(clients + 10);
     gateway = await createServiceApp(GatewayModule.forRoot(loadConfig(gatewayConfig, env, GATEWAY)), { bufferLogs: false });
     await gateway.listen(0, '127.0.0.1');
     const url = `${(await gateway.getUrl()).replace('[::1]', '127.0.0.1')}/api/v1/stream`;
@@ -165,6 +167,7 @@ export async function runGatewaySseBench(options: { quick: boolean }): Promise<v
     ];
     printTable(rows);
   } finally {
+    delete process.env.HS_SSE_MAX_STREAMS_PER_TOKEN;
     await worker?.terminate();
     await gateway?.close();
     await deleteNamespaceStreams(nc, namespace).catch(() => undefined);
