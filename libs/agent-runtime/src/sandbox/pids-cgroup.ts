@@ -1,5 +1,5 @@
 import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
-import { mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -54,12 +54,32 @@ function parentOf(root: string): Promise<string> {
       await mkdir(parent, { recursive: true });
       // cgroup v2: a child can only use the pids controller once its parent delegates it.
       await writeFile(join(parent, 'cgroup.subtree_control'), '+pids').catch(() => undefined);
+      await removeStale(parent);
       return parent;
     })();
     p.catch(() => parents.delete(root));
     parents.set(root, p);
   }
   return p;
+}
+
+/** Cgroups left by processes that died before removing them (a killed orchestrator, a spare wrapper). */
+async function removeStale(parent: string): Promise<void> {
+  const entries = await readdir(parent).catch(() => [] as string[]);
+  for (const name of entries) {
+    const pid = Number(/^call-(\d+)-/.exec(name)?.[1]);
+    if (!pid || pid === process.pid || isRunning(pid)) continue;
+    await rmdir(join(parent, name)).catch(() => undefined); // not empty: something still runs there
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 export async function createPidsCgroup(root: string, maxProcesses: number, name = `call-${process.pid}-${++counter}`): Promise<PidsCgroup> {

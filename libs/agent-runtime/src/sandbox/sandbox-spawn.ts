@@ -1,5 +1,7 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createPidsCgroup } from './pids-cgroup';
 import { bwrapArgs, type SandboxPolicy } from './sandbox-policy';
+import { takeWarmWrapper } from './warm-wrapper';
 
 /** A policy plus how to enforce it on this host (from sandboxAvailability). */
 export interface Sandbox {
@@ -48,12 +50,33 @@ const BACKSTOP_GRACE_S = 10;
  * caller die first (a crashed orchestrator kills nothing), a `timeout` inside ends the command a
  * little later, and the sandbox's PID namespace with it.
  */
+const WRAPPER_ENV = { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8' };
+
+const withBackstop = (command: readonly string[], deadlineMs?: number) =>
+  deadlineMs === undefined ? command : ['/usr/bin/timeout', '-s', 'KILL', `${Math.ceil(deadlineMs / 1000) + BACKSTOP_GRACE_S}s`, ...command];
+
+/**
+ * Starts `command` in the sandbox and returns the running process (its own process group, stdio
+ * piped). With a pids cgroup the process is a wrapper started ahead of the call that already joined
+ * its cgroup (warm-wrapper.ts), so the call does not wait for the kernel's cgroup migration.
+ */
+export async function startSandboxed(sandbox: Sandbox, command: readonly string[], deadlineMs?: number): Promise<{ child: ChildProcess; cleanup(): Promise<void> }> {
+  const inner = withBackstop(command, deadlineMs);
+  if (sandbox.pidsCgroupRoot) {
+    const wrapper = await takeWarmWrapper(sandbox.pidsCgroupRoot, sandbox.policy.maxProcesses, WRAPPER_ENV);
+    wrapper.exec([sandbox.bwrap, ...bwrapArgs(sandbox.policy, inner)]);
+    return { child: wrapper.child, cleanup: () => wrapper.cgroup.remove() };
+  }
+  const { file, args } = sandboxedArgv(sandbox, inner);
+  const child = spawn(file, args, { cwd: '/', env: WRAPPER_ENV, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  return { child, cleanup: async () => undefined };
+}
+
 export async function prepareSandboxedSpawn(sandbox: Sandbox, command: readonly string[], deadlineMs?: number): Promise<SandboxedSpawn> {
   const cgroup = sandbox.pidsCgroupRoot ? await createPidsCgroup(sandbox.pidsCgroupRoot, sandbox.policy.maxProcesses) : undefined;
-  const inner = deadlineMs === undefined ? command : ['/usr/bin/timeout', '-s', 'KILL', `${Math.ceil(deadlineMs / 1000) + BACKSTOP_GRACE_S}s`, ...command];
   return {
-    ...sandboxedArgv(sandbox, inner, cgroup?.procsFile),
-    env: { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8' },
+    ...sandboxedArgv(sandbox, withBackstop(command, deadlineMs), cgroup?.procsFile),
+    env: WRAPPER_ENV,
     cleanup: async () => cgroup?.remove(),
   };
 }

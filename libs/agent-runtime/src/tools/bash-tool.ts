@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { realpath } from 'node:fs/promises';
 import { z } from 'zod';
 import { ErrorCodes, isSecretName } from '@headspace/contracts';
-import { prepareSandboxedSpawn, type Sandbox } from '../sandbox/sandbox-spawn';
+import { startSandboxed, type Sandbox } from '../sandbox/sandbox-spawn';
 import { defineTool, type ToolResult } from './types';
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
@@ -89,21 +89,26 @@ export interface ShellOptions {
  */
 export async function runShell(command: string, opts: ShellOptions): Promise<ShellRun> {
   if (!opts.sandbox) return spawnAndCollect('bash', ['-c', command], opts.cwd, opts.env, opts);
-  const sandboxed = await prepareSandboxedSpawn({ ...opts.sandbox, policy: { ...opts.sandbox.policy, cwd: opts.cwd } }, ['/bin/bash', '-c', command], opts.timeoutMs);
+  const sandboxed = await startSandboxed({ ...opts.sandbox, policy: { ...opts.sandbox.policy, cwd: opts.cwd } }, ['/bin/bash', '-c', command], opts.timeoutMs);
   try {
-    return await spawnAndCollect(sandboxed.file, sandboxed.args, '/', sandboxed.env, opts);
+    return await collect(sandboxed.child, opts);
   } finally {
     await sandboxed.cleanup();
   }
 }
 
 function spawnAndCollect(file: string, args: string[], cwd: string, env: Record<string, string>, opts: ShellOptions): Promise<ShellRun> {
+  return collect(spawn(file, args, { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] }), opts);
+}
+
+/** Feeds stdin, caps the output, enforces the time limit and abort on the child's process group. */
+function collect(child: ChildProcess, opts: ShellOptions): Promise<ShellRun> {
   return new Promise((resolve, reject) => {
     const max = opts.maxOutputChars ?? BASH_MAX_OUTPUT_CHARS;
     const cap = new OutputCap(max);
     const out = new OutputCap(max);
     const err = new OutputCap(max);
-    const child = spawn(file, args, { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const [stdin, stdout, stderr] = [child.stdin!, child.stdout!, child.stderr!];
     let timedOut = false;
     let aborted = false;
     let settled = false;
@@ -132,16 +137,16 @@ function spawnAndCollect(file: string, args: string[], cwd: string, env: Record<
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     if (opts.signal?.aborted) onAbort();
 
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    stdout.setEncoding('utf8').on('data', (d: string) => {
       cap.push(d);
       out.push(d);
     });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    stderr.setEncoding('utf8').on('data', (d: string) => {
       cap.push(d);
       err.push(d);
     });
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(opts.stdin ?? '');
+    stdin.on('error', () => undefined);
+    stdin.end(opts.stdin ?? '');
     if (child.pid !== undefined) opts.onSpawn?.(child.pid);
 
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -155,8 +160,8 @@ function spawnAndCollect(file: string, args: string[], cwd: string, env: Record<
         if (killTimer) clearTimeout(killTimer);
       }
       opts.signal?.removeEventListener('abort', onAbort);
-      child.stdout.destroy();
-      child.stderr.destroy();
+      stdout.destroy();
+      stderr.destroy();
       resolve({ output: cap.text(), stdout: out.text(), stderr: err.text(), exitCode: exit.code, signal: exit.signal, timedOut, aborted, pid: child.pid });
     };
     child.on('error', (e) => {
