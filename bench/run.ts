@@ -12,6 +12,7 @@ import { benchAgentTurn } from './agent-turn.bench';
 import { benchSandbox } from './sandbox.bench';
 import { runGatewayHttpBench } from './gateway-http.bench';
 import { runGatewaySseBench } from './gateway-sse.bench';
+import { benchOpsIngest } from './ops-ingest.bench';
 import { printTable, type BenchRow } from './bench-kit';
 
 /**
@@ -36,6 +37,7 @@ async function main() {
     ['agent-turn', () => benchAgentTurn({ quick })],
     ['sandbox', () => benchSandbox({ quick })],
     ['example-run', () => benchExampleRun({ quick })],
+    ['ops-ingest', () => benchOpsIngest({ quick })],
   ];
   for (const [name, run] of sections) {
     if (only && only !== name) continue;

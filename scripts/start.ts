@@ -20,9 +20,10 @@
 import { serviceCommand } from './service-command';
 import { ServiceSupervisor } from './service-supervisor';
 import { exampleEnv, runExample } from './example-run';
+import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, type WriteStream } from 'node:fs';
-import { join } from 'node:path';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync, type WriteStream } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { tcpOpen } from '../libs/testing/src/infra/util';
 import { databaseRoleOf, dbRolesEnabled, serviceProcessEnv } from '../libs/platform/src/database/service-database-url';
@@ -80,6 +81,17 @@ function entrypoint(name: string): string[] {
 
 const loud = (line: string) => !/"level":"(trace|debug|info)"/.test(line) && !/\bLOG\b.*\[(InstanceLoader|RoutesResolver|RouterExplorer|NestFactory|NestApplication)\]/.test(line);
 
+/** The key sealing Leon's webhook secrets (ADR 0022): the operator's, else one kept in .headspace/ (0600). */
+function opsSecretKey(): string {
+  if (process.env.HS_OPS_SECRET_KEY) return process.env.HS_OPS_SECRET_KEY;
+  const file = join(REPO, '.headspace', 'ops-secret-key');
+  if (!existsSync(file)) {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
+  }
+  return readFileSync(file, 'utf8').trim();
+}
+
 /** The model API key reaches only the service that calls the model. */
 function withoutModelKey(name: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   if (name === 'orchestrator') return env;
@@ -91,7 +103,7 @@ function launch(name: string, port: number, index: number, extraEnv: Record<stri
   const child = spawn(process.execPath, entrypoint(name), {
     cwd: ROOT,
     // Services run from dist/: the default source root is the checkout's examples/, not dist's.
-    env: { HS_SOURCE_ROOTS: join(REPO, 'examples'), ...extraEnv, ...serviceProcessEnv(name, withoutModelKey(name, process.env), DB_ROLES), ...serviceNatsEnv(name, process.env), HTTP_PORT: String(port), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', SERVICE_NAME: name },
+    env: { HS_SOURCE_ROOTS: join(REPO, 'examples'), ...extraEnv, ...serviceProcessEnv(name, withoutModelKey(name, process.env), DB_ROLES), ...serviceNatsEnv(name, process.env), HTTP_PORT: String(port), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', SERVICE_NAME: name, ...(name === 'ops-leon' ? { HS_OPS_SECRET_KEY: opsSecretKey() } : {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const running: Running = { name, port, child, tail: [] };

@@ -7,6 +7,7 @@ import { SERVICE, type AppConfig } from './config';
 import { HttpSetup } from './http/http-setup.service';
 import { ProblemDetailsFilter } from './http/problem-details.filter';
 import { OpenApiController } from './openapi/openapi.controller';
+import { OpsIngestModule } from './ops-ingest/ops-ingest.module';
 import { RoutesModule } from './routes/routes.module';
 import { StreamModule } from './stream/stream.module';
 import { TokensModule } from './tokens/tokens.module';
@@ -21,6 +22,7 @@ export class AppModule {
         TokensModule,
         RoutesModule,
         StreamModule,
+        OpsIngestModule,
       ],
       controllers: [OpenApiController],
       providers: [

@@ -34,6 +34,8 @@ export const configSchema = baseConfigSchema.extend({
   /** Requests per token in each window to routes that spend money: start or answer a run, answer an approval, resolve a budget pause. */
   HS_RATE_LIMIT_SPEND_MAX: positiveInt(30),
   HS_RATE_LIMIT_WINDOW_MS: positiveInt(60_000),
+  /** Largest exception ingest body (plain, Sentry envelope/store), as sent and once decompressed (a zip bomb stops there: 413). */
+  HS_OPS_INGEST_MAX_BYTES: positiveInt(5_242_880),
   /** How long a NATS command or query may take before the gateway answers 503. */
   HS_REQUEST_TIMEOUT_MS: positiveInt(5_000),
 });

@@ -8,6 +8,7 @@ import { CliError, ExitCode } from './exit-codes';
 import { printJson, printRecord, printTable, processIo, success, withSpinner, type Io } from './output';
 import { tail } from './tail';
 import { addRunCommands } from './run/run-commands';
+import { addOpsCommands } from './ops/ops-commands';
 
 type Row = Record<string, unknown>;
 
@@ -389,6 +390,7 @@ export function buildProgram(ctx: RunContext): Command {
 
   // ---- runs ------------------------------------------------------------------------------------
   addRunCommands(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) });
+  addOpsCommands(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) }, ctx.env);
 
   return program;
 }

@@ -14,3 +14,4 @@ export * from './orchestrator/run.contracts';
 export * from './orchestrator/run-source';
 export * from './redaction/secret-names';
 export * from './redaction/redact';
+export * from './ops-leon';

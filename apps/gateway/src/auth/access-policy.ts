@@ -20,6 +20,14 @@ export const isPublicPath = (url: string) => PUBLIC_PATH.test(pathOf(url));
 /** Judged by the route Fastify matched when there is one, not by the raw URL a client wrote. */
 export const isPublicRequest = (req: { url: string; routeOptions?: { url?: string } }) => isPublicPath(req.routeOptions?.url ?? req.url);
 
+/**
+ * Exception ingest (src/ops-ingest): authenticated by the project's ingest key, never by a bearer
+ * token (a key can only ingest), and still limited per client address.
+ */
+const INGEST_PATH = /^\/api\/(?:v1\/ops\/projects\/[^/]+\/exceptions|[^/]+\/(?:envelope|store))\/?$/;
+
+export const isIngestRequest = (req: { url: string; routeOptions?: { url?: string } }) => INGEST_PATH.test(pathOf(req.routeOptions?.url ?? req.url));
+
 /** The one route that also takes `?access_token=` (browsers' EventSource cannot set headers). */
 export const acceptsQueryToken = (method: string, url: string) => method === 'GET' && pathOf(url) === '/api/v1/stream';
 

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { TokenService } from '../tokens/token.service';
-import { acceptsQueryToken, isPublicRequest } from './access-policy';
+import { acceptsQueryToken, isIngestRequest, isPublicRequest } from './access-policy';
 import type { AuthenticatedRequest } from './principal';
 
 export type AuthenticatingRequest = AuthenticatedRequest & { authFailure?: string };
@@ -22,7 +22,7 @@ export function presentedToken(req: FastifyRequest): string | undefined {
  */
 export function authenticateHook(tokens: TokenService) {
   return async (req: FastifyRequest): Promise<void> => {
-    if (isPublicRequest(req)) return;
+    if (isPublicRequest(req) || isIngestRequest(req)) return;
     const request = req as AuthenticatingRequest;
     const token = presentedToken(req);
     if (token === undefined) {

@@ -1,5 +1,6 @@
 import { pageOf, problemSchema } from '@headspace/contracts';
 import { z } from 'zod';
+import { opsIngestPaths, opsIngestSecuritySchemes, opsIngestTag } from '../ops-ingest/ops-ingest.openapi';
 import { pathParams, type ApiRoute } from '../routes/api-route';
 
 type JsonSchema = Record<string, unknown>;
@@ -119,6 +120,7 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[], version = '1.0
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route) };
   }
   paths['/api/v1/stream'] = { get: streamOperation };
+  Object.assign(paths, opsIngestPaths);
   return {
     openapi: '3.1.0',
     info: {
@@ -127,10 +129,10 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[], version = '1.0
       description: 'REST API of the Headspace control plane. Errors are application/problem+json (RFC 9457) with a stable `code`.',
     },
     servers: [{ url: '/' }],
-    tags: [...new Set([...routes.map((r) => r.tag), 'stream'])].map((name) => ({ name })),
+    tags: [...new Set([...routes.map((r) => r.tag), 'stream', opsIngestTag])].map((name) => ({ name })),
     paths,
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API token (viewer, operator or admin).' } },
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API token (viewer, operator or admin).' }, ...opsIngestSecuritySchemes },
       schemas: { Problem: toSchema(problemSchema, 'output') },
       responses: {
         Problem: {

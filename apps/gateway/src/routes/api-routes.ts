@@ -3,8 +3,10 @@ import { approvalRoutes } from './approval.routes';
 import { costRoutes } from './cost.routes';
 import { fileLockRoutes } from './file-lock.routes';
 import { mailboxRoutes } from './mailbox.routes';
+import { opsNotificationRoutes } from './ops-notification.routes';
 import { manifestRoutes } from './manifest.routes';
 import { memberRoutes } from './member.routes';
+import { opsRoutes } from './ops.routes';
 import { personaRoutes } from './persona.routes';
 import { runRoutes } from './run.routes';
 import { taskRoutes } from './task.routes';
@@ -24,4 +26,6 @@ export const apiRoutes: ApiRoute[] = [
   ...costRoutes,
   ...runRoutes,
   ...tokenRoutes,
+  ...opsRoutes,
+  ...opsNotificationRoutes,
 ];

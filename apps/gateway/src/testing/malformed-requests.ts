@@ -41,6 +41,8 @@ export const VALID_PARAMS: Record<string, string> = {
   id: '00000000-0000-4000-8000-000000000001',
   budgetId: 'team.fuzz',
   project: 'fuzz',
+  groupId: 'grp_000000000000000000000000',
+  keyId: 'key_0000000000000000',
 };
 
 /** Values each path parameter's schema refuses (every one also refuses 300 characters). */
@@ -59,6 +61,8 @@ const BAD_PARAMS: Record<string, string[]> = {
   budgetId: ['x'.repeat(301)],
   project: ['x'.repeat(201)],
   runId: ['UPPER', 'a.b', 'x'.repeat(64)],
+  groupId: ['grp_x', 'GRP_000000000000000000000000', 'x'.repeat(30)],
+  keyId: ['x'.repeat(101)],
 };
 
 const BAD_JSON = ['{"name": ', '{', '{"a":1,}', '[1,2', 'nul', "{'a':1}", '{"a":"\\x"}'];
@@ -159,6 +163,13 @@ export function malformedRequests(routes: readonly ApiRoute[], count: number, se
           persona: ['x'.repeat(201)],
           from: ['yesterday'],
           groupBy: ['nope'],
+          includeRevoked: ['perhaps'],
+          reason: ['x'.repeat(2_001)],
+          state: ['OPEN'],
+          severity: ['fatal'],
+          sort: ['random'],
+          environment: ['x'.repeat(65)],
+          release: ['x'.repeat(201)],
         };
         const name = r.pick(shape.filter((k) => bad[k]));
         out.push({ ...base, url: `${base.url}?${name}=${encodeURIComponent(r.pick(bad[name]))}` });

@@ -2,6 +2,7 @@ import { AgentRuntimeErrorCodes } from './agent-runtime.codes';
 import { CostGovernorErrorCodes } from './cost-governor.codes';
 import { GatewayErrorCodes } from './gateway.codes';
 import { LlmErrorCodes } from './llm.codes';
+import { OpsLeonErrorCodes } from './ops-leon.codes';
 import { OrchestratorErrorCodes } from './orchestrator.codes';
 import { WorkspaceErrorCodes } from './workspace.codes';
 
@@ -90,6 +91,7 @@ export const ErrorCodes = {
   ...LlmErrorCodes,
   ...OrchestratorErrorCodes,
   ...WorkspaceErrorCodes,
+  ...OpsLeonErrorCodes,
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

@@ -3,6 +3,7 @@ import { CostGovernorHttpStatus } from './cost-governor.codes';
 import { ErrorCodes } from './error-codes';
 import { GatewayHttpStatus } from './gateway.codes';
 import { LlmHttpStatus } from './llm.codes';
+import { OpsLeonHttpStatus } from './ops-leon.codes';
 import { OrchestratorHttpStatus } from './orchestrator.codes';
 import { WorkspaceHttpStatus } from './workspace.codes';
 
@@ -57,6 +58,7 @@ const exact: Record<string, number> = {
   ...LlmHttpStatus,
   ...OrchestratorHttpStatus,
   ...WorkspaceHttpStatus,
+  ...OpsLeonHttpStatus,
 };
 
 const byReason: Array<[RegExp, number]> = [

@@ -32,8 +32,9 @@ export const SERVICE_NATS_ROUTES: Readonly<Record<ServiceName, ServiceNatsRoutes
   orchestrator: { calls: ['team-manager', 'cost-governor'], consumes: ['team-manager'], ownsEvents: true, serves: true },
   // Budget overruns become team approvals; reacts to approval.decided.
   'cost-governor': { calls: ['team-manager'], consumes: ['team-manager'], ownsEvents: true, serves: true },
-  // Asks the orchestrator for fix runs (ARCHITECTURE.md §1); owns the exception streams.
-  'ops-leon': { calls: ['orchestrator'], consumes: [], ownsEvents: true, serves: true },
+  // Asks the orchestrator for fix runs (ARCHITECTURE.md §1); owns the exception streams. Reads its own
+  // stream too: notifications follow every group lifecycle event through a durable consumer (ADR 0022).
+  'ops-leon': { calls: ['orchestrator'], consumes: ['ops-leon'], ownsEvents: true, serves: true },
 };
 
 /** nats-server `permissions` of one user (the server config's JSON form). */

@@ -23,4 +23,10 @@ export interface EventPatternOptions extends Pick<ConsumerOptions, 'maxDeliver' 
   durable: string;
   /** The stream holding the events. Default: the events' owner's stream (eventStreamFor). */
   stream?: StreamSpec;
+  /**
+   * One wildcard filter (without the HS_NAMESPACE prefix, e.g. `hs.evt.ops-leon.group.>`) instead of
+   * one filter per event type: nats-server before 2.10 takes a single filter per consumer. Every
+   * event type it matches needs a handler on this durable (others are dead-lettered as unknown).
+   */
+  filterSubject?: string;
 }

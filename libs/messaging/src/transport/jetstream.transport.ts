@@ -1,6 +1,6 @@
 import { Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
-import { EventRegistry, type EventDefinition, type RequestDefinition } from '@headspace/contracts';
+import { EventRegistry, namespacedSubject, type EventDefinition, type RequestDefinition } from '@headspace/contracts';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Pool } from 'pg';
@@ -121,14 +121,14 @@ export class JetStreamTransport extends Server implements CustomTransportStrateg
     await ensureStream(await jetstreamManager(nc), stream);
     const registry = new EventRegistry(routes.map((r) => r.definition));
     const handlers = new Map(routes.map((r) => [r.definition.type, r.handler]));
-    const { durable: _, stream: __, ...tuning } = Object.assign({}, ...routes.map((r) => r.options)) as EventPatternOptions;
+    const { durable: _, stream: __, filterSubject, ...tuning } = Object.assign({}, ...routes.map((r) => r.options)) as EventPatternOptions;
     return createConsumer({
       js: jetstream(nc),
       pool: this.options.pool,
       schema: this.options.schema,
       stream: stream.name,
       durable,
-      filterSubjects: routes.map((r) => r.definition.subject),
+      filterSubjects: filterSubject ? namespacedSubject(filterSubject) : routes.map((r) => r.definition.subject),
       ...tuning,
       decode: (event) => ({ ...event, data: registry.parse(event.type, event.data) }),
       handle: (event, tx) => this.invoke(handlers.get(event.type)!, event, new EventContext(tx, durable)),

@@ -13,3 +13,5 @@ export { ensureLockedNats, natsAuthDir, startLockedNatsServer } from './nats-aut
 export type { LockedNatsServer } from './nats-auth';
 export { ensureBubblewrap, findBubblewrap } from './bubblewrap';
 export type { BubblewrapStatus } from './bubblewrap';
+export { ensurePythonClients } from './python';
+export type { PythonClientsStatus } from './python';
