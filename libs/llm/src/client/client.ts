@@ -1,4 +1,4 @@
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import { SpanKind, withSpan, type Span } from '@headspace/telemetry';
 import { mapLlmError } from './errors';
 import { fitThinking, thinkingSettings, type EffortLevel } from './effort';
@@ -53,7 +53,8 @@ export interface LlmStreamHandlers {
 }
 
 export interface LlmClient {
-  readonly sdk: Anthropic;
+  /** The Anthropic SDK client, loaded on first use. */
+  sdk(): Promise<Anthropic>;
   readonly baseURL: string;
   create(request: LlmRequest): Promise<LlmResult>;
   /** Streams (SSE) and resolves with the final, reassembled message. */
@@ -101,14 +102,22 @@ function result(message: Anthropic.Message, model: string): LlmResult {
 }
 
 export function createLlmClient(options: LlmClientOptions): LlmClient {
-  const sdk = new Anthropic({
-    ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
-    ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
-    timeout: options.timeoutMs,
-    maxRetries: options.maxRetries,
-    ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
-    ...(options.sdkTraces === false ? { openTelemetry: false as const } : {}),
-  });
+  // The SDK (~5 MB of heap, 300 modules) loads with the first model call, not with the service:
+  // an orchestrator that runs no session never needs it.
+  let loaded: Promise<Anthropic> | undefined;
+  const sdkClient = () =>
+    (loaded ??= import('@anthropic-ai/sdk').then(
+      // The dynamic import is typed as the ESM build; at run time it is the same class.
+      (m) =>
+        new (m.default as unknown as typeof Anthropic)({
+          ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+          ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
+          timeout: options.timeoutMs,
+          maxRetries: options.maxRetries,
+          ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
+          ...(options.sdkTraces === false ? { openTelemetry: false as const } : {}),
+        }),
+    ));
 
   const spanFor = <T>(body: Anthropic.MessageCreateParamsNonStreaming, effort: EffortLevel | undefined, stream: boolean, fn: (span: Span) => Promise<T>) =>
     withSpan(
@@ -131,14 +140,15 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
     );
 
   return {
-    sdk,
-    baseURL: sdk.baseURL,
+    sdk: sdkClient,
+    // What the SDK itself resolves: the option, else ANTHROPIC_BASE_URL, else the public API.
+    baseURL: options.baseURL ?? process.env.ANTHROPIC_BASE_URL ?? 'https://api.anthropic.com',
     async create(request) {
       const body = toMessageParams(request);
       return spanFor(body, request.effort, false, async (span) => {
         let message: Anthropic.Message;
         try {
-          message = await sdk.messages.create(body, { signal: request.signal });
+          message = await (await sdkClient()).messages.create(body, { signal: request.signal });
         } catch (error) {
           throw mapLlmError(error);
         }
@@ -152,7 +162,7 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
       return spanFor(body, request.effort, true, async (span) => {
         let message: Anthropic.Message;
         try {
-          const stream = sdk.messages.stream(body, { signal: request.signal });
+          const stream = (await sdkClient()).messages.stream(body, { signal: request.signal });
           if (handlers.onEvent) stream.on('streamEvent', (event) => handlers.onEvent?.(event));
           if (handlers.onText) stream.on('text', (delta) => handlers.onText?.(delta));
           message = await stream.finalMessage();
@@ -172,7 +182,7 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
       if (body.tool_choice !== undefined) params.tool_choice = body.tool_choice;
       if (body.thinking !== undefined) params.thinking = body.thinking;
       try {
-        const res = await sdk.messages.countTokens(params, { signal: request.signal });
+        const res = await (await sdkClient()).messages.countTokens(params, { signal: request.signal });
         return res.input_tokens;
       } catch (error) {
         throw mapLlmError(error);

@@ -3,7 +3,7 @@ import {
   APIConnectionTimeoutError,
   APIError,
   APIUserAbortError,
-} from '@anthropic-ai/sdk';
+} from '@anthropic-ai/sdk/error';
 import { ErrorCodes, HeadspaceError } from '@headspace/contracts';
 
 /** Reads the Anthropic error `type` (`overloaded_error`, `rate_limit_error`, …) from an APIError. */
