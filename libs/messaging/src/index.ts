@@ -8,6 +8,7 @@ export { describeError } from './consumer/dead-letter-writer';
 export * from './request-reply/reply-envelope';
 export * from './request-reply/request-context';
 export * from './request-reply/send-request';
+export * from './request-reply/request-failure';
 export * from './request-reply/read-position-gate';
 export * from './headers/position-token';
 export { relayHeaders } from './relay/relay-headers';

@@ -5,3 +5,4 @@ export * from './infra';
 export * from './nats-cleanup';
 export * from './recording-queries';
 export * from './projection-spec';
+export * from './service-harness';

@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import type { DynamicModule } from '@nestjs/common';
 import type { RequestDefinition } from '@headspace/contracts';
-import { HeadspaceError } from '@headspace/contracts';
-import { request, type SendRequestOptions } from '@headspace/messaging';
+import type { HeadspaceError } from '@headspace/contracts';
+import { request, requestFailure, type SendRequestOptions } from '@headspace/messaging';
 import { createServiceApp, loadConfig } from '@headspace/platform';
-import { createTestDatabase, deleteNamespaceStreams, type TestDatabase } from '@headspace/testing';
+import { createTestDatabase, deleteNamespaceStreams, harnessNamespace, type TestDatabase } from '@headspace/testing';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -38,7 +37,7 @@ export interface CostGovernorHarness {
 
 export async function startCostGovernor(label: string, env: Record<string, string> = {}): Promise<CostGovernorHarness> {
   const db = await createTestDatabase(label);
-  const namespace = `cg-${label.replace(/[^a-z0-9]/gi, '').toLowerCase().slice(0, 12)}-${randomBytes(3).toString('hex')}`;
+  const namespace = harnessNamespace('cg', label);
   const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
   const baseEnv = { DATABASE_URL: db.url, NATS_URL: natsUrl, LOG_LEVEL: 'warn', HS_NAMESPACE: namespace, ...env };
   const apps: NestFastifyApplication[] = [];
@@ -59,15 +58,7 @@ export async function startCostGovernor(label: string, env: Record<string, strin
     apps,
     env: baseEnv,
     send: (definition, body, options) => request(nc, definition, body, options),
-    async sendError(definition, body, options) {
-      try {
-        await request(nc, definition, body as never, options);
-      } catch (error) {
-        if (error instanceof HeadspaceError) return error;
-        throw error;
-      }
-      throw new Error(`expected ${definition.subject} to fail`);
-    },
+    sendError: (definition, body, options) => requestFailure(nc, definition, body, options),
     addInstance,
     async addCompanion(module) {
       const app = await createServiceApp(module, { bufferLogs: false });

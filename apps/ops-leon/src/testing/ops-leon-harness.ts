@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { EventRegistry, HeadspaceError, opsLeonEvents, type RequestDefinition } from '@headspace/contracts';
 import { EventStore, migrate } from '@headspace/event-store';
-import { request, type SendRequestOptions } from '@headspace/messaging';
+import { request, requestFailure, type SendRequestOptions } from '@headspace/messaging';
 import { createServiceApp, loadConfig } from '@headspace/platform';
-import { createTestDatabase, deleteNamespaceStreams, ProjectionSpec, type SpecProjection, type TestDatabase } from '@headspace/testing';
+import { createTestDatabase, deleteNamespaceStreams, harnessNamespace, ProjectionSpec, type SpecProjection, type TestDatabase } from '@headspace/testing';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -32,7 +32,7 @@ export interface OpsLeonHarness {
 
 export async function startOpsLeon(label: string, env: Record<string, string> = {}): Promise<OpsLeonHarness> {
   const db = await createTestDatabase(label);
-  const namespace = `ol-${label.replace(/[^a-z0-9]/gi, '').toLowerCase().slice(0, 12)}-${randomBytes(3).toString('hex')}`;
+  const namespace = harnessNamespace('ol', label);
   const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
   const baseEnv = { DATABASE_URL: db.url, NATS_URL: natsUrl, LOG_LEVEL: 'warn', HS_NAMESPACE: namespace, ...env };
   const app = await createServiceApp(AppModule.forRoot(loadConfig(configSchema, baseEnv, SERVICE)), { bufferLogs: false });
@@ -45,15 +45,7 @@ export async function startOpsLeon(label: string, env: Record<string, string> = 
     app,
     env: baseEnv,
     send: (definition, body, options) => request(nc, definition, body, options),
-    async sendError(definition, body, options) {
-      try {
-        await request(nc, definition, body as never, options);
-      } catch (error) {
-        if (error instanceof HeadspaceError) return error;
-        throw error;
-      }
-      throw new Error(`expected ${definition.subject} to fail`);
-    },
+    sendError: (definition, body, options) => requestFailure(nc, definition, body, options),
     async caughtUp() {
       await app.get(ProjectsProjection).runner.waitUntilCaughtUp();
       await app.get(GroupsProjection).runner.waitUntilCaughtUp();

@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import type { RequestDefinition } from '@headspace/contracts';
-import { HeadspaceError } from '@headspace/contracts';
-import { request, type SendRequestOptions } from '@headspace/messaging';
+import type { HeadspaceError } from '@headspace/contracts';
+import { request, requestFailure, type SendRequestOptions } from '@headspace/messaging';
 import { createServiceApp, loadConfig } from '@headspace/platform';
-import { createTestDatabase, deleteNamespaceStreams, type TestDatabase } from '@headspace/testing';
+import { createTestDatabase, deleteNamespaceStreams, harnessNamespace, type TestDatabase } from '@headspace/testing';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -31,7 +30,7 @@ export interface TeamManagerHarness {
 
 export async function startTeamManager(label: string, env: Record<string, string> = {}): Promise<TeamManagerHarness> {
   const db = await createTestDatabase(label);
-  const namespace = `tm-${label.replace(/[^a-z0-9]/gi, '').toLowerCase().slice(0, 12)}-${randomBytes(3).toString('hex')}`;
+  const namespace = harnessNamespace('tm', label);
   const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
   const apps: NestFastifyApplication[] = [];
   const addInstance = async (extra: Record<string, string> = {}) => {
@@ -53,15 +52,7 @@ export async function startTeamManager(label: string, env: Record<string, string
     namespace,
     apps,
     send: (definition, body, options) => request(nc, definition, body, options),
-    async sendError(definition, body, options) {
-      try {
-        await request(nc, definition, body as never, options);
-      } catch (error) {
-        if (error instanceof HeadspaceError) return error;
-        throw error;
-      }
-      throw new Error(`expected ${definition.subject} to fail`);
-    },
+    sendError: (definition, body, options) => requestFailure(nc, definition, body, options),
     addInstance,
     async close() {
       for (const app of apps.reverse()) await app.close();
