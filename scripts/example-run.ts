@@ -2,18 +2,22 @@
  * The main job of `npm start`: with the platform up, the team runs the example in `examples/` —
  * word-stats and its GOAL.md — through the gateway, exactly as `headspace run` does, with live
  * progress and the end-of-run summary. Offline (no ANTHROPIC_API_KEY) the model is the simulator
- * playing `examples/scenarios/word-stats/`, and everything says "simulated".
+ * playing `examples/scenarios/word-stats/` (and `examples/scenarios/ops-demo/` for Leon's demo),
+ * and everything says "simulated".
  */
 import { ApiClient, followRun, processIo, startRunFromGoal, type RunSummary } from '@headspace/cli';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 
 export const EXAMPLE = {
   goal: join('examples', 'word-stats', 'GOAL.md'),
   scenarios: join('examples', 'scenarios', 'word-stats'),
   team: 'word-stats',
 };
+
+/** What the simulator plays for Leon's demo (`headspace ops demo`): triage and the fix run of examples/ops/demo-app. */
+export const OPS_DEMO_SCENARIOS = join('examples', 'scenarios', 'ops-demo');
 
 /** The admin token `npm start` gives the gateway, kept (mode 0600) in `.headspace/admin-token` so every start reuses it. */
 export function adminToken(repo: string): string {
@@ -33,7 +37,7 @@ export function exampleEnv(repo: string): Record<string, string> {
     HS_ADMIN_TOKEN: adminToken(repo),
     HS_WORKSPACES_DIR: join(repo, '.headspace', 'runs'),
     HS_AGENT_HOME: join(repo, '.headspace', 'agents'),
-    ...(process.env.ANTHROPIC_API_KEY ? {} : { HS_SIMULATOR_SCENARIOS: join(repo, EXAMPLE.scenarios) }),
+    ...(process.env.ANTHROPIC_API_KEY ? {} : { HS_SIMULATOR_SCENARIOS: [EXAMPLE.scenarios, OPS_DEMO_SCENARIOS].map((dir) => join(repo, dir)).join(delimiter) }),
   };
 }
 

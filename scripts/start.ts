@@ -1,8 +1,8 @@
 /**
  * `npm start` supervisor (run by scripts/headspace-env.sh after infrastructure and migrations):
  * spawns the five services, waits for every GET /health/ready to answer 200, prints where each
- * listens, then runs the example (scripts/example-run.ts) with live progress and a summary, and
- * keeps the platform up until Ctrl-C / SIGTERM. A service that dies once the platform is up (a
+ * listens, then runs the example (scripts/example-run.ts) with live progress and a summary, says
+ * how to run Leon's demo (`headspace ops demo`), and keeps the platform up until Ctrl-C / SIGTERM. A service that dies once the platform is up (a
  * crash, SIGKILL, the OOM killer) is started again after a backoff doubling from 1 s up to 30 s
  * (scripts/service-supervisor.ts), and the restart is logged; the others keep running. While the example runs, service logs go to
  * `.headspace/logs/<service>.log` and only warnings and errors reach the terminal.
@@ -92,9 +92,9 @@ function opsSecretKey(): string {
   return readFileSync(file, 'utf8').trim();
 }
 
-/** The model API key reaches only the service that calls the model. */
+/** The model API key reaches only the services that call the model: the orchestrator (agents) and ops-leon (triage). */
 function withoutModelKey(name: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  if (name === 'orchestrator') return env;
+  if (name === 'orchestrator' || name === 'ops-leon') return env;
   const { ANTHROPIC_API_KEY: _key, ANTHROPIC_AUTH_TOKEN: _token, ...rest } = env;
   return rest;
 }
@@ -133,6 +133,16 @@ function launch(name: string, port: number, index: number, extraEnv: Record<stri
   // 'close' follows the last line of its output; a restart opens the file anew.
   child.once('close', () => log?.end());
   return running;
+}
+
+/** Where Leon's demo is, printed after the example run's summary. */
+function opsDemoLine(gatewayUrl: string, stopping: boolean): string {
+  const token = process.env.HS_ADMIN_TOKEN ? '$HS_ADMIN_TOKEN' : '$(cat .headspace/admin-token)';
+  const simulated = process.env.ANTHROPIC_API_KEY ? '' : ', simulated';
+  return [
+    `Leon's ops demo (examples/ops/demo-app${simulated}): the app throws, Leon triages it, you approve the fix, the team fixes it; the timeline runs to RESOLVED, then REGRESSED.${stopping ? ' With the platform up (npm start):' : ''}`,
+    `  HEADSPACE_URL=${gatewayUrl} HEADSPACE_TOKEN=${token} npx headspace ops demo`,
+  ].join('\n');
 }
 
 async function ready(port: number): Promise<boolean> {
@@ -291,6 +301,7 @@ async function main(): Promise<number> {
   });
   const ok = summary?.view.phase === 'completed';
   quiet = false;
+  process.stdout.write(`\n${opsDemoLine(`http://127.0.0.1:${gateway.port}`, EXIT_AFTER_RUN)}\n\n`);
   if (EXIT_AFTER_RUN) {
     await shutdown(ok ? 'example run finished' : 'example run did not complete', ok ? 0 : 1);
     return ok ? 0 : 1;

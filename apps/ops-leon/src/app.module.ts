@@ -5,10 +5,13 @@ import { SERVICE, type AppConfig } from './config';
 import { GroupRow, SampleRow, TransitionRow } from './groups/group.entity';
 import { GroupsModule } from './groups/groups.module';
 import { IngestModule } from './ingest/ingest.module';
+import { InternalReportsModule } from './internal-reports/internal-reports.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { OpsLeonStoreModule } from './ops-leon-store.module';
 import { IngestKeyRow, OpsProjectRow } from './projects/project.entity';
 import { ProjectsModule } from './projects/projects.module';
+import { RemediationModule } from './remediation/remediation.module';
+import { TriageModule } from './triage/triage.module';
 
 @Module({})
 export class AppModule {
@@ -22,7 +25,10 @@ export class AppModule {
         ProjectsModule,
         GroupsModule,
         IngestModule,
+        InternalReportsModule,
         NotificationsModule,
+        TriageModule,
+        RemediationModule,
       ],
     };
   }

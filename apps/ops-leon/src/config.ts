@@ -2,6 +2,10 @@ import type { ServiceName } from '@headspace/contracts';
 import { baseConfigSchema, portSchema } from '@headspace/platform';
 import { z } from 'zod';
 import { notificationsConfigShape } from './notifications/notifications.config';
+import { internalReportsConfigShape } from './internal-reports/internal-reports.config';
+import { modelConfigShape } from './model/model.config';
+import { triageConfigShape } from './triage/triage.config';
+import { remediationConfigShape } from './remediation/remediation.config';
 
 export const SERVICE: ServiceName = 'ops-leon';
 
@@ -25,6 +29,10 @@ export const configSchema = baseConfigSchema.extend({
   /** How long ingest trusts what it cached of a project's keys and a group's lifecycle before reading them again. */
   HS_OPS_STATE_CACHE_MS: int(0, 600_000, 'milliseconds').default(2_000),
   ...notificationsConfigShape,
+  ...internalReportsConfigShape,
+  ...modelConfigShape,
+  ...triageConfigShape,
+  ...remediationConfigShape,
 });
 
 export type AppConfig = z.output<typeof configSchema>;

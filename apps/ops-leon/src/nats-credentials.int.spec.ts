@@ -37,8 +37,14 @@ describe('ops-leon on a NATS server that holds it to its own subjects', () => {
     await expect(nc.request(`${namespace}.hs.cmd.orchestrator.start-run`, '{}', { timeout: 1_000 })).rejects.toThrow(/no responders/i);
   });
 
-  it("cannot send the team-manager's or the cost-governor's commands", async () => {
-    for (const subject of [`${namespace}.hs.cmd.team-manager.create-team`, `${namespace}.hs.cmd.cost-governor.set-budget`]) {
+  it('may ask the team-manager for fix approvals and the cost-governor before a model call', async () => {
+    for (const subject of [`${namespace}.hs.cmd.team-manager.request-approval`, `${namespace}.hs.cmd.cost-governor.may-spend`]) {
+      await expect(nc.request(subject, '{}', { timeout: 1_000 })).rejects.toThrow(/no responders/i);
+    }
+  });
+
+  it("cannot forge the orchestrator's run events nor the team-manager's approval decisions", async () => {
+    for (const subject of [`${namespace}.hs.evt.orchestrator.run.completed`, `${namespace}.hs.evt.team-manager.approval.decided`]) {
       await expect(nc.request(subject, '{}', { timeout: 1_000 })).rejects.toThrow(`Permissions Violation for Publish to "${subject}"`);
     }
   });

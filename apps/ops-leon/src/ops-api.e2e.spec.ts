@@ -39,7 +39,7 @@ describe('ops REST API through the gateway', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase('olapi');
-    leon = await createServiceApp(AppModule.forRoot(loadConfig(configSchema, { DATABASE_URL: db.url, NATS_URL: natsUrl, LOG_LEVEL: 'warn', HS_NAMESPACE: namespace }, SERVICE)), { bufferLogs: false });
+    leon = await createServiceApp(AppModule.forRoot(loadConfig(configSchema, { DATABASE_URL: db.url, NATS_URL: natsUrl, LOG_LEVEL: 'warn', HS_NAMESPACE: namespace, HS_OPS_TRIAGE: 'off' }, SERVICE)), { bufferLogs: false });
     await leon.init();
     gw = await startGatewayHarness({ label: 'olapi', teamManager: false, db, env: { HS_NAMESPACE: namespace } });
     nc = await connect({ servers: natsUrl, name: `spec-${namespace}` });

@@ -71,6 +71,8 @@ export const configSchema = baseConfigSchema.extend({
   RUN_SWEEP_MS: ms(100, 3_600_000).default(5_000),
   /** Lease of a run's claims on the team's task list; renewed while the session works (every quarter of it, at the next sweep). */
   RUN_TASK_LEASE_MS: ms(1_000, 86_400_000).default(4 * 3_600_000),
+  /** Time limit of a fix run's regression check (its test command, run by the orchestrator in the sandbox). */
+  HS_FIX_CHECK_TIMEOUT_MS: ms(1_000, 3_600_000).default(600_000),
 });
 
 export type AppConfig = z.output<typeof configSchema>;

@@ -3,6 +3,7 @@ import { meter } from '@headspace/telemetry';
 import type { EventRegistry } from '@headspace/contracts';
 import type { Pool, PoolClient } from 'pg';
 import { appendManyParameters, appendManyStatement, expectations, firstConflict, isAppendManyConflict } from './append-many';
+import { appendOnceStatement, isAppendOnceRace, type OnceAppend } from './append-once';
 import { appendOneStatements, appendStatements, type CasKind } from './append-sql';
 import { recordPosition } from './appended-position';
 import { deferAppendSignal, dropAppendSignals, releaseAppendSignals, signalAppended } from './append-signal';
@@ -10,6 +11,7 @@ import { ConcurrencyError } from './concurrency-error';
 import { contextMetadata } from './command-handler/command-context';
 import { categoryOf, deterministicEventId } from './event-id';
 import { quoteIdent } from './quote-ident';
+import { withRetry } from './retry';
 import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from './row-mapping';
 import type { AppendOptions, AppendResult, ExpectedVersion, NewEvent, Queryable, RecordedEvent, StreamAppend, StreamCheck } from './types';
 
@@ -35,6 +37,7 @@ export class EventStore {
   private readonly statements: Record<CasKind, string>;
   private readonly singleStatements: Record<CasKind, string>;
   private readonly manyStatement: string;
+  private readonly onceStatement: string;
 
   constructor(options: EventStoreOptions) {
     this.pool = options.pool;
@@ -44,6 +47,7 @@ export class EventStore {
     this.statements = appendStatements(this.q);
     this.singleStatements = appendOneStatements(this.q);
     this.manyStatement = appendManyStatement(this.q);
+    this.onceStatement = appendOnceStatement(this.q);
   }
 
   /**
@@ -148,6 +152,65 @@ export class EventStore {
         for (const result of results) this.record(result);
         for (const [category, count] of plan.categories) appended.add(count, { category, schema: this.schema });
         this.signal(options.client, appends.flatMap((entry) => entry.events.map((e) => e.type)));
+        return results;
+      } catch (error) {
+        span.recordException(error as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  /**
+   * Appends many commands' events in one statement, each at whatever version its stream is at
+   * (expected 'any') and each at most once: an entry whose command id already recorded its events
+   * (earlier, by another transaction, or by an earlier entry of the same call) writes nothing and is
+   * answered `replayed` with the original positions. The others are appended all or nothing. Made
+   * for group commits of commands that need no read before they append (ingest receipts).
+   */
+  async appendOnce(appends: OnceAppend[]): Promise<AppendResult[]> {
+    if (appends.length === 0) return [];
+    const prepared = appends.map((entry) => {
+      if (entry.events.length === 0) throw new Error(`appendOnce: no events for ${entry.streamId}`);
+      return entry.events.map((event, index) => this.prepare(event, index, entry.streamId, entry));
+    });
+    const ids = prepared.map((events) => events.map((e) => e.eventId as string));
+    // The same command twice in one call is sent once; the later entry is its replay.
+    const firstOf = new Map<string, number>();
+    const rows: unknown[] = [];
+    appends.forEach((entry, i) => {
+      if (firstOf.has(ids[i][0])) return;
+      firstOf.set(ids[i][0], i);
+      const category = categoryOf(entry.streamId);
+      for (const e of prepared[i]) rows.push({ stream: entry.streamId, category, id: e.eventId, type: e.type, sv: e.schemaVersion, data: e.data, meta: e.metadata });
+    });
+    const values = [JSON.stringify(rows)];
+    return tracer.startActiveSpan('append-once', { kind: SpanKind.INTERNAL }, async (span) => {
+      span.setAttributes({ 'headspace.command_count': appends.length, 'headspace.event_count': rows.length });
+      try {
+        const found = await withRetry(() => this.pool.query<AppendedRow & { replayed: boolean }>({ name: `hs-append-once-${this.schema}`, text: this.onceStatement, values }), {
+          retryOn: isAppendOnceRace,
+        });
+        const byId = new Map(found.rows.map((row) => [row.event_id, row]));
+        const fresh = new Set<number>();
+        const results = appends.map((entry, i) => {
+          const own = ids[i].map((id) => byId.get(id)!);
+          const replayed = own[0].replayed || firstOf.get(ids[i][0]) !== i;
+          if (!replayed) fresh.add(i);
+          return this.record(appendResult(entry.streamId, own, replayed));
+        });
+        const byCategory = new Map<string, number>();
+        const types: string[] = [];
+        for (const i of fresh) {
+          const category = categoryOf(appends[i].streamId);
+          byCategory.set(category, (byCategory.get(category) ?? 0) + appends[i].events.length);
+          for (const e of appends[i].events) types.push(e.type);
+        }
+        for (const [category, count] of byCategory) appended.add(count, { category, schema: this.schema });
+        if (types.length) this.signal(undefined, types);
+        span.setAttribute('headspace.replayed_count', appends.length - fresh.size);
         return results;
       } catch (error) {
         span.recordException(error as Error);

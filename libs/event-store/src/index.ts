@@ -3,6 +3,7 @@ export * from './concurrency-error';
 export * from './database-unavailable';
 export * from './event-id';
 export * from './event-store';
+export type { OnceAppend } from './append-once';
 export * from './retry';
 export * from './decider';
 export * from './decider-spec';

@@ -10,6 +10,10 @@ import type { BaseConfig } from './config/base-config.schema';
 import { ConfigError } from './config/config-error';
 import { loadConfig } from './config/load-config';
 import { withServiceDatabaseUrl } from './database/service-database-url';
+import { ErrorReporter } from './error-reporting/error-reporter';
+import { ErrorReportingInterceptor } from './error-reporting/error-reporting.interceptor';
+import { reportProcessCrashes } from './error-reporting/process-crash-reporting';
+import { ReportingWireErrorFilter } from './error-reporting/reporting-wire-error.filter';
 import { pinoOptions } from './logging/logger-options';
 import { MetricsServer, metricsPortOf } from './metrics/metrics-server';
 
@@ -36,11 +40,21 @@ export async function createServiceApp(
     abortOnError: false,
   });
   app.useLogger(app.get(Logger));
-  connectTransport(app);
+  const reporter = errorReporterOf(app);
+  if (reporter) app.useGlobalInterceptors(new ErrorReportingInterceptor(reporter));
+  connectTransport(app, reporter);
   return app;
 }
 
-function connectTransport(app: NestFastifyApplication): void {
+function errorReporterOf(app: NestFastifyApplication): ErrorReporter | undefined {
+  try {
+    return app.get(ErrorReporter, { strict: false });
+  } catch {
+    return undefined; // an app without the PlatformModule
+  }
+}
+
+function connectTransport(app: NestFastifyApplication, reporter: ErrorReporter | undefined): void {
   let strategy: JetStreamTransport;
   try {
     strategy = app.get(JetStreamTransport, { strict: false });
@@ -50,7 +64,7 @@ function connectTransport(app: NestFastifyApplication): void {
   // Deferred so the filter is global before the handlers' pipelines are built; the app's own
   // init runs the lifecycle hooks once for both.
   const microservice = app.connectMicroservice({ strategy }, { deferInitialization: true }) as NestMicroservice;
-  microservice.useGlobalFilters(new WireErrorFilter());
+  microservice.useGlobalFilters(reporter ? new ReportingWireErrorFilter(reporter) : new WireErrorFilter());
   microservice.registerListeners();
   microservice.setIsInitialized(true);
   microservice.setIsInitHookCalled(true);
@@ -58,7 +72,8 @@ function connectTransport(app: NestFastifyApplication): void {
 
 /**
  * Loads config (a ConfigError prints its message to stderr and exits 1), starts the app on
- * 0.0.0.0:HTTP_PORT and closes it on SIGTERM/SIGINT, force-exiting if shutdown overruns.
+ * 0.0.0.0:HTTP_PORT and closes it on SIGTERM/SIGINT, force-exiting if shutdown overruns. An
+ * uncaught exception or unhandled rejection is reported to Leon before the process exits 1.
  */
 export async function bootstrapService<S extends z.ZodType<BaseConfig>>(
   options: BootstrapOptions<S>,
@@ -78,6 +93,8 @@ export async function bootstrapService<S extends z.ZodType<BaseConfig>>(
   );
   try {
     const app = await createServiceApp(options.module(config));
+    const reporter = errorReporterOf(app);
+    if (reporter) reportProcessCrashes(reporter, log);
     app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
     armShutdownWatchdog(config.SHUTDOWN_TIMEOUT_MS, log);
     await app.init();

@@ -41,3 +41,7 @@ export { Projection, type ProjectionDeclaration } from './event-sourcing/project
 export { Sweeper, type SweeperOptions } from './sweeping/sweeper';
 export { openReadOrm, ReadModel, READ_ORM } from './read-model/read-model';
 export { ReadModelModule } from './read-model/read-model.module';
+export { ErrorReporter, type ErrorReporterOptions, type ReportSink, type ReportOutcome } from './error-reporting/error-reporter';
+export { isUnexpectedError, reportOfError, topFrameOf, type Capture } from './error-reporting/error-report';
+export { reportProcessCrashes } from './error-reporting/process-crash-reporting';
+export { headspaceRelease } from './error-reporting/release';

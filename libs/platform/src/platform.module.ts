@@ -8,6 +8,9 @@ import type { Pool } from 'pg';
 import { LoggerModule } from 'nestjs-pino';
 import type { BaseConfig } from './config/base-config.schema';
 import { createPgPool } from './database/pg-pool';
+import { ErrorReporter } from './error-reporting/error-reporter';
+import { headspaceRelease } from './error-reporting/release';
+import { natsReportSink } from './error-reporting/report-sinks';
 import { EventRelayService } from './event-sourcing/event-relay.service';
 import { FenceMonitor } from './event-sourcing/fence-monitor.service';
 import { ReadPositionGateService } from './event-sourcing/read-position-gate.service';
@@ -84,6 +87,13 @@ export class PlatformModule {
           useFactory: (connection: NatsConnection, pool: Pool, schema: string) => new JetStreamTransport({ connection, pool, schema }),
           inject: [NATS_CONNECTION, PG_POOL, SERVICE_SCHEMA],
         },
+        {
+          // Every service's own unexpected errors go to Leon (ops-leon swaps the sink for its own ingest).
+          provide: ErrorReporter,
+          inject: [NATS_CONNECTION],
+          useFactory: (nc: NatsConnection) =>
+            new ErrorReporter({ service, release: headspaceRelease(), environment: config.HS_ENVIRONMENT ?? 'development', enabled: config.HS_REPORT_ERRORS !== false, sink: natsReportSink(nc) }),
+        },
         ShutdownState,
         MetricsServer,
         PlatformLifecycle,
@@ -92,7 +102,7 @@ export class PlatformModule {
         FenceMonitor,
         ...(publishEvents ? [EventRelayService] : []),
       ],
-      exports: [APP_CONFIG, PG_POOL, NATS_CONNECTION, SERVICE_SCHEMA, SERVICE_NAME, ...(publishEvents ? [EventRelayService] : [])],
+      exports: [APP_CONFIG, PG_POOL, NATS_CONNECTION, SERVICE_SCHEMA, SERVICE_NAME, ErrorReporter, ...(publishEvents ? [EventRelayService] : [])],
     };
   }
 }

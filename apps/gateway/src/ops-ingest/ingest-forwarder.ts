@@ -3,6 +3,7 @@ import { request } from '@headspace/messaging';
 import { meter } from '@headspace/telemetry';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { PresentedKey } from './ingest-key';
+import { sendTogether } from './send-together';
 
 export type IngestRoute = 'plain' | 'envelope' | 'store';
 
@@ -26,7 +27,8 @@ export interface IngestAnswer {
 /**
  * One report to ops-leon over NATS. ops-leon owns the keys and checks this one before anything is
  * written; the command id is derived from the project and event id, so a client's retry of the
- * same event is one command (ops-leon also counts an event id once).
+ * same event is one command (ops-leon also counts an event id once). Reports forwarded in one
+ * event-loop turn leave in one socket write.
  */
 export async function forwardReport(
   nc: NatsConnection,
@@ -36,11 +38,9 @@ export async function forwardReport(
   options: { timeoutMs: number; route: IngestRoute },
 ): Promise<IngestAnswer> {
   try {
-    const answer = await request(
-      nc,
-      ingestException,
-      { project, publicKey: key.publicKey, report, receivedAt: new Date().toISOString() },
-      { timeoutMs: options.timeoutMs, commandId: `ops-ingest:${project}:${report.eventId}` },
+    const receivedAt = new Date().toISOString();
+    const answer = await sendTogether(() =>
+      request(nc, ingestException, { project, publicKey: key.publicKey, report, receivedAt }, { timeoutMs: options.timeoutMs, commandId: `ops-ingest:${project}:${report.eventId}` }),
     );
     countItems(options.route, 'event', answer.accepted ? 'forwarded' : 'duplicate');
     return answer;

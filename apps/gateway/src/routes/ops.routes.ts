@@ -65,7 +65,8 @@ export const opsRoutes: ApiRoute[] = [
     operationId: 'createOpsProject',
     path: '/api/v1/ops/projects',
     tag,
-    summary: 'Monitor a project: its name, repository (git URL or path), trusted flag and environments; it gets a numeric DSN id',
+    summary:
+      'Monitor a project: its name, repository (git URL or path), trusted flag, environments, the team that approves and runs its fixes, its test command and verify window; it gets a numeric DSN id',
     status: 201,
     call: (input: z.input<typeof createOpsProject.request>, ctx) => {
       if (!canSeeProject(ctx.principal, input.project)) throw new HeadspaceError(ErrorCodes.authForbidden, `This token may not act on project "${input.project}"`);
@@ -84,7 +85,7 @@ export const opsRoutes: ApiRoute[] = [
     method: 'PATCH',
     path: '/api/v1/ops/projects/:project',
     tag,
-    summary: "Change a project's display name, repository, trusted flag or environments",
+    summary: "Change a project's display name, repository, trusted flag, environments, team, test command or verify window (seconds without an event of a fix's release before it is VERIFIED)",
     project: 'path',
     call: (input: z.input<typeof updateOpsProject.request>, ctx) => ctx.send(updateOpsProject, withActor(input, ctx)),
   }),
@@ -157,7 +158,8 @@ export const opsRoutes: ApiRoute[] = [
     operationId: 'transitionExceptionGroup',
     path: '/api/v1/ops/groups/:groupId/transitions',
     tag,
-    summary: 'Dismiss (with a reason), escalate, resolve by hand or reopen a group; a move its state does not allow is 409 OPS.ILLEGAL_TRANSITION',
+    summary:
+      'Dismiss (with a reason), escalate, resolve by hand, reopen, or `fix` an escalated group (Leon starts its fix run); a move its state does not allow is 409 OPS.ILLEGAL_TRANSITION',
     request: z.intersection(transitionGroup.request, groupParams),
     build: ({ params, body }) => ({ ...objectBody(body), ...params }),
     call: async (input: z.input<typeof transitionGroup.request>, ctx) => {

@@ -52,6 +52,18 @@ export type Lifecycle =
       lastSpikeAt?: string;
     };
 type Open = Exclude<Lifecycle, { status: 'none' }>;
+/** Seed 000 §4.7: Gavin, then Robbo, then the operator. */
+export type EscalationLevel = 'gavin' | 'robbo' | 'operator';
+
+/** How triage reached its verdict (group.triaged's optional fields). */
+export interface TriageDetails {
+  complex?: boolean;
+  approach?: string;
+  ruleReasons?: string[];
+  source?: 'rules' | 'model';
+  models?: string[];
+  simulated?: boolean;
+}
 
 interface Act {
   by: string;
@@ -78,15 +90,15 @@ export type GroupCommand =
   | { type: 'spike'; windowSeconds: number; count: number; baseline: number; factor: number; now: string }
   | { type: 'regress'; eventId: string; release?: string; now: string }
   | ({ type: 'start-analysis' } & Act)
-  | ({ type: 'record-triage'; severity: ExceptionSeverity; domain: ExceptionDomain; persona: string; autoFixable: boolean; hypothesis: string } & Act)
-  | ({ type: 'propose-fix'; approvalId?: string } & Act)
-  | ({ type: 'start-fix'; runId: string } & Act)
-  | ({ type: 'commit-fix'; commit: string; release?: string } & Act)
-  | ({ type: 'verify' } & Act)
+  | ({ type: 'record-triage'; severity: ExceptionSeverity; domain: ExceptionDomain; persona: string; autoFixable: boolean; hypothesis: string } & TriageDetails & Act)
+  | ({ type: 'propose-fix'; approvalId?: string; approach?: string; approvalSkipped?: 'trusted' } & Act)
+  | ({ type: 'start-fix'; runId: string; team?: string } & Act)
+  | ({ type: 'commit-fix'; commit: string; release?: string; runId?: string; regressionTest?: string } & Act)
+  | ({ type: 'verify'; windowSeconds?: number } & Act)
   /** Verified → resolved, or by hand from any open state (`manual`); `releases`: where it was seen so far. */
   | ({ type: 'resolve'; manual: boolean; releases: string[] } & Act)
   | ({ type: 'dismiss' } & Act)
-  | ({ type: 'escalate' } & Act)
+  | ({ type: 'escalate'; level?: EscalationLevel } & Act)
   | ({ type: 'reopen' } & Act);
 
 const ACTIVE: GroupState[] = ['NEW', 'ANALYSING', 'FIX_PROPOSED', 'FIX_IN_PROGRESS', 'FIX_COMMITTED', 'VERIFIED', 'ESCALATED', 'REGRESSED'];
@@ -106,7 +118,8 @@ export const MOVES = {
   resolve: { from: ['VERIFIED'], to: 'RESOLVED' },
   'resolve-manually': { from: ACTIVE, to: 'RESOLVED' },
   dismiss: { from: ['NEW', 'ANALYSING', 'FIX_PROPOSED', 'ESCALATED', 'REGRESSED'], to: 'DISMISSED' },
-  escalate: { from: ['NEW', 'ANALYSING', 'FIX_PROPOSED', 'FIX_IN_PROGRESS', 'FIX_COMMITTED', 'REGRESSED'], to: 'ESCALATED' },
+  // From ESCALATED too: the ladder climbs (Gavin → Robbo → operator) one escalated event per level.
+  escalate: { from: ['NEW', 'ANALYSING', 'FIX_PROPOSED', 'FIX_IN_PROGRESS', 'FIX_COMMITTED', 'REGRESSED', 'ESCALATED'], to: 'ESCALATED' },
   reopen: { from: ['RESOLVED', 'DISMISSED', 'ESCALATED'], to: 'NEW' },
 } satisfies Record<string, { from: GroupState[]; to: GroupState }>;
 type Move = keyof typeof MOVES;
@@ -138,6 +151,9 @@ function move(state: Lifecycle, name: Move, act: Act) {
   }
   return { groupId: group.groupId, project: group.project, from: group.status, to, by: act.by, ...(act.reason ? { reason: act.reason } : {}), at: act.now };
 }
+
+/** The fields that are set (an event carries no `undefined` keys). */
+const optional = <T extends Record<string, unknown>>(fields: T) => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== '')) as Partial<T>;
 
 const decide = decideByType<GroupCommand, Lifecycle, GroupEvent>({
   open: (c, state) =>
@@ -182,19 +198,37 @@ const decide = decideByType<GroupCommand, Lifecycle, GroupEvent>({
   },
   'start-analysis': (c, s) => [{ type: 'group.analysing-started', data: move(s, 'start-analysis', c) }],
   'record-triage': (c, s) => [
-    { type: 'group.triaged', data: { ...move(s, 'record-triage', c), severity: c.severity, domain: c.domain, persona: c.persona, autoFixable: c.autoFixable, hypothesis: c.hypothesis } },
+    {
+      type: 'group.triaged',
+      data: {
+        ...move(s, 'record-triage', c),
+        severity: c.severity,
+        domain: c.domain,
+        persona: c.persona,
+        autoFixable: c.autoFixable,
+        hypothesis: c.hypothesis,
+        ...optional({ complex: c.complex, approach: c.approach, ruleReasons: c.ruleReasons, source: c.source, models: c.models, simulated: c.simulated }),
+      },
+    },
   ],
-  'propose-fix': (c, s) => [{ type: 'group.fix-proposed', data: { ...move(s, 'propose-fix', c), ...(c.approvalId ? { approvalId: c.approvalId } : {}) } }],
-  'start-fix': (c, s) => [{ type: 'group.fix-started', data: { ...move(s, 'start-fix', c), runId: c.runId } }],
-  'commit-fix': (c, s) => [{ type: 'group.fix-committed', data: { ...move(s, 'commit-fix', c), commit: c.commit, ...(c.release ? { release: c.release } : {}) } }],
-  verify: (c, s) => [{ type: 'group.verified', data: move(s, 'verify', c) }],
+  'propose-fix': (c, s) => [
+    {
+      type: 'group.fix-proposed',
+      data: { ...move(s, 'propose-fix', c), ...optional({ approvalId: c.approvalId, approach: c.approach, approvalSkipped: c.approvalSkipped }) },
+    },
+  ],
+  'start-fix': (c, s) => [{ type: 'group.fix-started', data: { ...move(s, 'start-fix', c), runId: c.runId, ...optional({ team: c.team }) } }],
+  'commit-fix': (c, s) => [
+    { type: 'group.fix-committed', data: { ...move(s, 'commit-fix', c), commit: c.commit, ...optional({ release: c.release, runId: c.runId, regressionTest: c.regressionTest }) } },
+  ],
+  verify: (c, s) => [{ type: 'group.verified', data: { ...move(s, 'verify', c), ...optional({ windowSeconds: c.windowSeconds }) } }],
   resolve: (c, s) => {
     const data = move(s, c.manual ? 'resolve-manually' : 'resolve', c);
     const fixRelease = (s as Open).fixRelease;
     return [{ type: 'group.resolved', data: { ...data, manual: c.manual, ...(fixRelease ? { fixRelease } : {}), releasesBefore: c.releases.slice(0, 100) } }];
   },
   dismiss: (c, s) => [{ type: 'group.dismissed', data: move(s, 'dismiss', c) }],
-  escalate: (c, s) => [{ type: 'group.escalated', data: move(s, 'escalate', c) }],
+  escalate: (c, s) => [{ type: 'group.escalated', data: { ...move(s, 'escalate', c), ...optional({ level: c.level }) } }],
   reopen: (c, s) => [{ type: 'group.reopened', data: move(s, 'reopen', c) }],
 });
 

@@ -110,4 +110,22 @@ describe('group lifecycle decider', () => {
     expect(regresses(resolved, '1.2')).toBe(true);
     expect(regresses({ ...resolved, status: 'NEW' }, '1.2')).toBe(false);
   });
+
+  it("records remediation's facts on its transitions and climbs the escalation ladder from ESCALATED", () => {
+    const toEscalated = [...toAnalysing, t('group.escalated', 'ANALYSING', 'ESCALATED', { level: 'gavin' })];
+    spec()
+      .given(toEscalated)
+      .when({ type: 'escalate', level: 'robbo', reason: 'Gavin: needs a design', ...act })
+      .then([t('group.escalated', 'ESCALATED', 'ESCALATED', { level: 'robbo', reason: 'Gavin: needs a design' }, 5)]);
+    spec()
+      .given(toAnalysing)
+      .when({ type: 'propose-fix', approach: 'guard the null cart', approvalSkipped: 'trusted', ...act })
+      .then([t('group.fix-proposed', 'ANALYSING', 'FIX_PROPOSED', { approach: 'guard the null cart', approvalSkipped: 'trusted' }, 5)]);
+    spec().given(toProposed).when({ type: 'start-fix', runId: 'fix-1', team: 'red', ...act }).then([t('group.fix-started', 'FIX_PROPOSED', 'FIX_IN_PROGRESS', { runId: 'fix-1', team: 'red' }, 5)]);
+    spec()
+      .given(toInProgress)
+      .when({ type: 'commit-fix', commit: 'c0ffee', release: 'c0ffee', runId: 'fix-1', regressionTest: 'test/cart.test.js', ...act })
+      .then([t('group.fix-committed', 'FIX_IN_PROGRESS', 'FIX_COMMITTED', { commit: 'c0ffee', release: 'c0ffee', runId: 'fix-1', regressionTest: 'test/cart.test.js' }, 5)]);
+    spec().given(toCommitted).when({ type: 'verify', windowSeconds: 600, ...act }).then([t('group.verified', 'FIX_COMMITTED', 'VERIFIED', { windowSeconds: 600 }, 5)]);
+  });
 });

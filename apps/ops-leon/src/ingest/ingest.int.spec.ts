@@ -83,6 +83,25 @@ describe('ingest on real PostgreSQL and NATS', () => {
     expect(group.transitions.map((t) => t.type)).toEqual(['group.opened']);
   }, 240_000);
 
+  it('answers each of many concurrent requests on its own: a wrong key refused, copies of one event id counted once, the rest recorded', async () => {
+    const { projectId, key } = await projectWithKey(h, 'crowd');
+    const copied = report();
+    const sends = [
+      ...Array.from({ length: 20 }, () => ({ publicKey: key.publicKey, report: report() })),
+      ...Array.from({ length: 5 }, () => ({ publicKey: key.publicKey, report: copied })),
+      { publicKey: 'f'.repeat(32), report: report() },
+    ];
+    const outcomes = await Promise.allSettled(sends.map((s) => h.send(ingestException, { project: 'crowd', ...s, receivedAt: receivedAt() })));
+    const answers = outcomes.map((o) => (o.status === 'fulfilled' ? o.value.accepted : (o.reason as { code: string }).code));
+    expect(answers.slice(0, 20)).toEqual(Array(20).fill(true));
+    expect(answers.slice(20, 25).filter((accepted) => accepted === true)).toHaveLength(1);
+    expect(answers.slice(20, 25).filter((accepted) => accepted === false)).toHaveLength(4);
+    expect(answers[25]).toBe('OPS.INGEST_KEY_INVALID');
+    expect(await recorded(h, projectId)).toBe(21);
+    await h.caughtUp();
+    expect((await h.send(listGroups, { project: 'crowd' })).items[0]).toMatchObject({ count: 21 });
+  });
+
   it('reopens a resolved group as REGRESSED on an event of a new release, not on one of a release seen before the fix', async () => {
     const { key } = await projectWithKey(h, 'regress');
     const send = (release: string, second: number) =>

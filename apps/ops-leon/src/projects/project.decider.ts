@@ -18,7 +18,20 @@ export interface ProjectSettings {
   repository: string;
   trusted: boolean;
   environments: string[];
+  /** The team that approves and runs the project's fixes; none: its groups escalate to the operator. */
+  team?: string;
+  testCommand: string;
+  verifyWindowSeconds: number;
 }
+
+/** What a project created before the remediation settings existed runs with. */
+export const REMEDIATION_DEFAULTS = { testCommand: 'npm test', verifyWindowSeconds: 3_600 } as const;
+
+const remediationOf = (d: { team?: string; testCommand?: string; verifyWindowSeconds?: number }) => ({
+  ...(d.team ? { team: d.team } : {}),
+  testCommand: d.testCommand ?? REMEDIATION_DEFAULTS.testCommand,
+  verifyWindowSeconds: d.verifyWindowSeconds ?? REMEDIATION_DEFAULTS.verifyWindowSeconds,
+});
 
 // ---- the registry: names and numeric ids, one turn per creation ------------------------------
 
@@ -90,6 +103,7 @@ export const projectDecider: Decider<ProjectCommand, ProjectState, ProjectEvent>
         repository: c.repository ?? p.repository,
         trusted: c.trusted ?? p.trusted,
         environments: c.environments ?? p.environments,
+        ...remediationOf({ team: c.team ?? p.team, testCommand: c.testCommand ?? p.testCommand, verifyWindowSeconds: c.verifyWindowSeconds ?? p.verifyWindowSeconds }),
       };
       return [{ type: 'project.updated', data: { project: p.project, ...next, updatedBy: c.updatedBy, at: c.now } }];
     },
@@ -115,9 +129,13 @@ export const projectDecider: Decider<ProjectCommand, ProjectState, ProjectEvent>
       repository: d.repository,
       trusted: d.trusted,
       environments: d.environments,
+      ...remediationOf(d),
       keys: {},
     }),
-    'project.updated': (s, { data: d }) => ({ ...(s as ActiveProject), displayName: d.displayName, repository: d.repository, trusted: d.trusted, environments: d.environments }),
+    'project.updated': (s, { data: d }) => {
+      const { team: _team, ...rest } = s as ActiveProject;
+      return { ...rest, displayName: d.displayName, repository: d.repository, trusted: d.trusted, environments: d.environments, ...remediationOf(d) };
+    },
     'project.ingest-key-created': (s, e) => ({ ...(s as ActiveProject), keys: { ...(s as ActiveProject).keys, [e.data.keyId]: { keyHash: e.data.keyHash, revoked: false } } }),
     'project.ingest-key-revoked': (s, e) => {
       const p = s as ActiveProject;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { acceptsKey, projectDecider, registryDecider, type ProjectEvent } from './project.decider';
 
 const now = '2025-03-01T10:00:00.000Z';
-const settings = { displayName: 'Shop', repository: 'https://git.example.com/shop.git', trusted: false, environments: ['production'] };
+const settings = { displayName: 'Shop', repository: 'https://git.example.com/shop.git', trusted: false, environments: ['production'], testCommand: 'npm test', verifyWindowSeconds: 3_600 };
 const created: ProjectEvent = { type: 'project.created', data: { project: 'shop', projectId: '1', ...settings, createdBy: 'operator', at: now } };
 const keyCreated = (keyId: string, keyHash: string): ProjectEvent => ({
   type: 'project.ingest-key-created',
@@ -35,6 +35,24 @@ describe('project decider', () => {
       .given([created])
       .when({ type: 'update', trusted: true, updatedBy: 'admin', now })
       .then([{ type: 'project.updated', data: { project: 'shop', ...settings, trusted: true, updatedBy: 'admin', at: now } }]);
+  });
+
+  it('sets the team, test command and verify window, keeping the settings not given', () => {
+    DeciderSpec.for(projectDecider)
+      .given([created])
+      .when({ type: 'update', team: 'red', testCommand: 'make test', verifyWindowSeconds: 600, updatedBy: 'admin', now })
+      .then([{ type: 'project.updated', data: { project: 'shop', ...settings, team: 'red', testCommand: 'make test', verifyWindowSeconds: 600, updatedBy: 'admin', at: now } }]);
+    DeciderSpec.for(projectDecider)
+      .given([created, { type: 'project.updated', data: { project: 'shop', ...settings, team: 'red', updatedBy: 'admin', at: now } }])
+      .when({ type: 'update', trusted: true, updatedBy: 'admin', now })
+      .then([{ type: 'project.updated', data: { project: 'shop', ...settings, team: 'red', trusted: true, updatedBy: 'admin', at: now } }]);
+  });
+
+  it('gives a project recorded before the remediation settings no team, `npm test` and a one-hour window', () => {
+    const { testCommand: _t, verifyWindowSeconds: _v, ...old } = settings;
+    const state = fold([{ type: 'project.created', data: { project: 'shop', projectId: '1', ...old, createdBy: 'operator', at: now } }]);
+    expect(state).toMatchObject({ status: 'active', testCommand: 'npm test', verifyWindowSeconds: 3_600 });
+    expect(state).not.toHaveProperty('team');
   });
 
   it('refuses to change a project that does not exist with OPS.PROJECT_NOT_FOUND', () => {

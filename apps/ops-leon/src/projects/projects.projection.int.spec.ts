@@ -32,11 +32,25 @@ const keysOf = (project: string) => ({ sql: `SELECT * FROM ops_leon.ingest_keys 
 describe('projects projection', () => {
   it('lists a created project with its settings, and the changed ones after an update', async () => {
     const p = newProject();
+    const remediation = { team: 'red', testCommand: 'make test', verifyWindowSeconds: 600 };
     await spec()
       .given(p.created, p.stream(p.createdEvent))
-      .when(p.stream({ type: 'project.updated', data: { ...settings, trusted: true, environments: ['production', 'staging'], updatedBy: 'admin', at: at(5) } }))
+      .when(p.stream({ type: 'project.updated', data: { ...settings, ...remediation, trusted: true, environments: ['production', 'staging'], updatedBy: 'admin', at: at(5) } }))
       .then(projectRow(p.project), [
-        { project: p.project, project_id: p.projectId, display_name: 'Shop', repository: '/srv/shop', trusted: true, active_keys: 0, environments: ['production', 'staging'], created_at: new Date(at(0)), updated_at: new Date(at(5)) },
+        {
+          project: p.project,
+          project_id: p.projectId,
+          display_name: 'Shop',
+          repository: '/srv/shop',
+          trusted: true,
+          active_keys: 0,
+          environments: ['production', 'staging'],
+          team: 'red',
+          test_command: 'make test',
+          verify_window_seconds: 600,
+          created_at: new Date(at(0)),
+          updated_at: new Date(at(5)),
+        },
       ]);
   });
 
@@ -49,7 +63,8 @@ describe('projects projection', () => {
         { key_id: 'key_a', project: p.project, hint: 'ab12', label: 'ci', created_by: 'operator', created_at: new Date(at(1)), revoked_at: new Date(at(3)) },
         { key_id: 'key_b', project: p.project, hint: 'ab12', label: 'ci', created_by: 'operator', created_at: new Date(at(2)), revoked_at: null },
       ]);
-    await spec().when().then(projectRow(p.project), [{ active_keys: 1 }]);
+    // Recorded without remediation settings: no team, `npm test`, a one-hour window.
+    await spec().when().then(projectRow(p.project), [{ active_keys: 1, team: null, test_command: 'npm test', verify_window_seconds: 3_600 }]);
   });
 
   it('rebuilt from position 0 equals live', async () => {

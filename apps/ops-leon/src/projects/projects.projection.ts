@@ -3,7 +3,14 @@ import { projectEvents } from '@headspace/contracts';
 import { EventStore, type RecordedEvent } from '@headspace/event-store';
 import { Projection } from '@headspace/platform';
 import type { PoolClient } from 'pg';
-import type { ProjectEvent } from './project.decider';
+import { REMEDIATION_DEFAULTS, type ProjectEvent } from './project.decider';
+
+/** team, test_command, verify_window_seconds: events recorded before these settings existed get the defaults. */
+const remediationColumns = (d: { team?: string; testCommand?: string; verifyWindowSeconds?: number }) => [
+  d.team ?? null,
+  d.testCommand ?? REMEDIATION_DEFAULTS.testCommand,
+  d.verifyWindowSeconds ?? REMEDIATION_DEFAULTS.verifyWindowSeconds,
+];
 
 /** Projects and their ingest keys for listing. Ingest checks keys on the project stream, not here. */
 @Injectable()
@@ -19,17 +26,18 @@ export class ProjectsProjection extends Projection {
       case 'project.created': {
         const d = event.data;
         await tx.query(
-          `INSERT INTO ${q}.projects (project, project_id, display_name, repository, trusted, environments, created_by, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) ON CONFLICT (project) DO NOTHING`,
-          [d.project, d.projectId, d.displayName, d.repository, d.trusted, JSON.stringify(d.environments), d.createdBy, d.at],
+          `INSERT INTO ${q}.projects (project, project_id, display_name, repository, trusted, environments, team, test_command, verify_window_seconds, created_by, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) ON CONFLICT (project) DO NOTHING`,
+          [d.project, d.projectId, d.displayName, d.repository, d.trusted, JSON.stringify(d.environments), ...remediationColumns(d), d.createdBy, d.at],
         );
         return;
       }
       case 'project.updated': {
         const d = event.data;
         await tx.query(
-          `UPDATE ${q}.projects SET display_name = $2, repository = $3, trusted = $4, environments = $5, updated_at = $6 WHERE project = $1`,
-          [d.project, d.displayName, d.repository, d.trusted, JSON.stringify(d.environments), d.at],
+          `UPDATE ${q}.projects SET display_name = $2, repository = $3, trusted = $4, environments = $5, team = $6, test_command = $7, verify_window_seconds = $8, updated_at = $9
+            WHERE project = $1`,
+          [d.project, d.displayName, d.repository, d.trusted, JSON.stringify(d.environments), ...remediationColumns(d), d.at],
         );
         return;
       }

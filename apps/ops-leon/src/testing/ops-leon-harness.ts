@@ -34,7 +34,8 @@ export async function startOpsLeon(label: string, env: Record<string, string> = 
   const db = await createTestDatabase(label);
   const namespace = harnessNamespace('ol', label);
   const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-  const baseEnv = { DATABASE_URL: db.url, NATS_URL: natsUrl, LOG_LEVEL: 'warn', HS_NAMESPACE: namespace, ...env };
+  // Triage off unless a spec turns it on: it moves every opened group on from NEW.
+  const baseEnv = { DATABASE_URL: db.url, NATS_URL: natsUrl, LOG_LEVEL: 'warn', HS_NAMESPACE: namespace, HS_OPS_TRIAGE: 'off', ...env };
   const app = await createServiceApp(AppModule.forRoot(loadConfig(configSchema, baseEnv, SERVICE)), { bufferLogs: false });
   await app.init();
   const nc = await connect({ servers: natsUrl, name: `spec-${namespace}` });

@@ -1,3 +1,6 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { git } from '../workspace/git';
 import { RunWorkspace } from '../workspace/run-workspace';
 import type { RunWorkspacePort } from './run-ports';
 import type { RunSourcePolicy } from './run-source.policy';
@@ -30,6 +33,23 @@ export class GitRunWorkspace implements RunWorkspacePort {
 
   async head(runId: string) {
     return (await this.get(runId)).head();
+  }
+
+  /**
+   * A detached worktree of `commit` under `<run>/checks/<name>`: the integration checkout stays
+   * clean for merges whatever the command writes. One left by a crash is replaced.
+   */
+  async checkoutAt(runId: string, commit: string, name: string) {
+    const ws = await this.get(runId);
+    const dir = join(ws.root, 'checks', name);
+    const remove = async () => {
+      await git(ws.dir, ['worktree', 'remove', '--force', '--force', dir], { allowFailure: true });
+      await rm(dir, { recursive: true, force: true });
+      await git(ws.dir, ['worktree', 'prune']);
+    };
+    await remove();
+    await git(ws.dir, ['worktree', 'add', '--quiet', '--detach', dir, commit]);
+    return { dir, remove };
   }
 
   private open(runId: string, source: string): Promise<RunWorkspace> {

@@ -1,5 +1,5 @@
 import { AUTO_OPERATOR } from './run-outcomes';
-import { isSettled, qaMergeKey, type RunSessionState, type RunState, type RunTaskState, type SessionPurpose } from './run.state';
+import { dueRegressionCheck, fixVerified, isSettled, qaMergeKey, regressionKeyOf, type RegressionCheck, type RunSessionState, type RunState, type RunTaskState, type SessionPurpose } from './run.state';
 
 /** What the process should do next for a run. Every action is safe to repeat. */
 export type RunAction =
@@ -20,6 +20,8 @@ export type RunAction =
     }
   | { type: 'check-approval'; approvalId: string }
   | { type: 'merge'; taskKey: string; persona: string }
+  /** A fix run: run its test command on the run branch head and record what it gave. */
+  | { type: 'regression-check'; stage: RegressionCheck['stage'] }
   | { type: 'answer-escalation'; escalationId: string; answer: 'continue'; by: string }
   | { type: 'complete' }
   | { type: 'fail'; reason: string };
@@ -66,6 +68,8 @@ function executionPools(state: RunState): Record<string, string[]> {
  */
 export function poolFor(state: RunState, t: RunTaskState): { pool: string; affinity?: string } {
   const affinity = t.task.author ?? (t.attempts > 0 ? t.persona : undefined);
+  // A fix run's regression test is Verner's, though QA is not a builders' pool.
+  if (t.task.key === regressionKeyOf(state)) return { pool: PHASE_POOLS.qa, ...(affinity ? { affinity } : {}) };
   const pools = executionPools(state);
   if (pools[t.task.pool]) return { pool: t.task.pool, ...(affinity ? { affinity } : {}) };
   const counts = new Map<string, number>();
@@ -75,16 +79,35 @@ export function poolFor(state: RunState, t: RunTaskState): { pool: string; affin
   return { pool, ...((affinity ?? generalist) ? { affinity: affinity ?? generalist } : {}) };
 }
 
+/** A fix run's plan tasks build on the reproduced bug, whatever dependencies they name. */
+function dependenciesOf(state: RunState, key: string): string[] {
+  const t = state.tasks[key];
+  const regression = regressionKeyOf(state);
+  return regression && key !== regression && t.task.origin === 'plan' ? [...t.task.dependsOn, regression] : t.task.dependsOn;
+}
+
+/** A fix run's own steps: its checks (nothing else starts while one is due), its end, or its failure when the regression task was given up. */
+function fixRunSteps(state: RunState): RunAction[] | undefined {
+  const key = regressionKeyOf(state);
+  if (!key) return undefined;
+  if (state.tasks[key]?.status === 'skipped') return [{ type: 'fail', reason: `The regression task ${key} was given up: the fix cannot be shown to work without a failing regression test` }];
+  const due = dueRegressionCheck(state);
+  if (due) return [{ type: 'regression-check', stage: due }];
+  return fixVerified(state) ? [{ type: 'complete' }] : undefined;
+}
+
 function execution(state: RunState): RunAction[] {
   const started = state.started!;
   const merges: RunAction[] = state.taskOrder.filter((k) => state.tasks[k].status === 'done').map((k) => ({ type: 'merge', taskKey: k, persona: state.tasks[k].persona! }));
   if (merges.length) return merges; // merge before starting dependants: they build on the merged work
+  const fixSteps = fixRunSteps(state);
+  if (fixSteps) return fixSteps;
   const actions: RunAction[] = [];
   let busy = running(state).length;
   for (const key of state.taskOrder) {
     const t = state.tasks[key];
     if (t.status !== 'pending' || busy >= started.limits.maxConcurrentAgents) continue;
-    if (!t.task.dependsOn.every((d) => isSettled(state, d))) continue;
+    if (!dependenciesOf(state, key).every((d) => isSettled(state, d))) continue;
     busy++;
     if (t.handoffs && t.persona) {
       // The same attempt, carried on from the handoff by a fresh session of the same persona.

@@ -36,8 +36,17 @@ export interface RunWorkspacePort {
   /** Merges the persona's branch into the run branch; a conflict is aborted and reported, never forced. */
   mergeTask(runId: string, persona: string, task: { id: string; subject: string }): Promise<MergeResult>;
   head(runId: string): Promise<string>;
+  /** A throwaway checkout of `commit` beside the run's worktrees (made afresh each time); `remove` takes it away. */
+  checkoutAt(runId: string, commit: string, name: string): Promise<{ dir: string; remove(): Promise<void> }>;
 }
 export const RUN_WORKSPACE = Symbol('RUN_WORKSPACE');
+
+/** Runs a fix run's test command on a commit of the run (fix-run/regression-check.ts). */
+export interface RegressionCheckPort {
+  /** Rejects when `signal` aborts it (the orchestrator stopping): an interrupted check is no result. */
+  run(check: { runId: string; team: string; persona: string; commit: string; command: string; name: string }, signal?: AbortSignal): Promise<{ exitCode: number; timedOut: boolean; output: string }>;
+}
+export const RUN_CHECKS = Symbol('RUN_CHECKS');
 
 export interface RunSettings {
   /** Where run checkouts and persona worktrees live. */

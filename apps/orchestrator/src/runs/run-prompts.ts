@@ -1,4 +1,5 @@
 import type { RunSpec } from '@headspace/contracts';
+import { fixRunSections, sentBackByCheck } from './fix-run/fix-run.prompts';
 import type { EscalationState, RunState, SessionPurpose } from './run.state';
 
 /** The `Situation:` line of the system prompt for each kind of run session (scenario key offline). */
@@ -92,10 +93,11 @@ export function promptFor(state: RunState, purpose: SessionPurpose, taskKey?: st
         `Acceptance criteria:\n${bullet(t.task.acceptanceCriteria)}`,
         t.handoff
           ? `## Handoff From Your Previous Session\n\nYour previous session on this task filled its context and handed over. Carry on from here; the workspace has its work.\n\n${t.handoff}`
-          : previous.length
+          : previous.length && !sentBackByCheck(state, taskKey!)
             ? `This is attempt ${previous.length + 1}; the earlier attempt did not finish. Check the workspace for what is already there.`
             : '',
         t.notes.length ? `Guidance for this attempt:\n${bullet(t.notes)}` : '',
+        ...fixRunSections(state, taskKey!),
         `## Specification of the whole goal\n\n${renderSpec(state.spec!)}`,
         `Work in the current directory (your own git worktree). Run the project's tests before you finish. ${outputRule('nothing extra is needed; set `task_result.status` honestly.')}`,
       ]

@@ -71,8 +71,13 @@ function stepId(command: RunCommand, state: RunState): string {
       return `${run}:released:${command.sessionId}`;
     case 'record-tasks-created':
       return `${run}:tasks-created:${createHash('sha256').update(command.tasks.map((t) => t.key).join(',')).digest('hex').slice(0, 16)}`;
-    case 'record-merge':
-      return `${run}:merge:${command.taskKey}:${command.result.status}`;
+    case 'record-merge': {
+      // A fix run's check can send a merged task back: its next merge is a step of its own.
+      const merges = state.tasks[command.taskKey]?.merges ?? 0;
+      return `${run}:merge:${command.taskKey}:${command.result.status}${merges ? `:m${merges + 1}` : ''}`;
+    }
+    case 'record-regression-check':
+      return `${run}:regression-check:${command.stage}:${state.regressionChecks.filter((c) => c.stage === command.stage).length + 1}`;
     case 'answer-escalation':
       return `${run}:escalation:${command.escalationId}`;
     case 'answer-questions':

@@ -57,6 +57,7 @@ export function runView(state: RunState, activity: Record<string, string | undef
     costUsd: null,
     qaRounds: state.qaReports.length,
     escalations: Object.values(state.escalations).map((e) => ({ escalationId: e.escalationId, from: e.from, to: e.to, subject: e.subject, answered: e.answer !== undefined })),
+    ...(s.fix ? { regressionChecks: state.regressionChecks.map(({ stage, ok, exitCode, commit, at }) => ({ stage, ok, exitCode, commit, at })) } : {}),
     resultDir: state.result?.resultDir ?? state.workspace?.dir ?? null,
     branch: state.result?.branch ?? state.workspace?.branch ?? null,
     verdict: state.result?.verdict ?? null,

@@ -2,7 +2,8 @@ import { ErrorCodes, HeadspaceError, type RunTask } from '@headspace/contracts';
 import { decideByType, type Decider } from '@headspace/event-store';
 import { checkTaskGraph } from './task-graph';
 import { acceptSpecEvents, answerEscalationEvents, approveTasksEvents, outcomeEvents, type SessionOutcome } from './run-outcomes';
-import { evolveRun, initialRunState, qaRoundOfKey, type EscalationAnswer, type RunEvent, type RunState, type SessionPurpose, type Started } from './run.state';
+import { checkFixRun, regressionCheckEvents, type RegressionCheckResult } from './fix-run/fix-run.rules';
+import { dueRegressionCheck, evolveRun, fixVerified, initialRunState, qaRoundOfKey, type EscalationAnswer, type RunEvent, type RunState, type SessionPurpose, type Started } from './run.state';
 
 export { AUTO_ANSWER, AUTO_OPERATOR } from './run-outcomes';
 export * from './run.state';
@@ -38,6 +39,7 @@ export type RunCommand =
   | { type: 'record-tasks-created'; runId: string; team: string; tasks: Array<{ key: string; taskId: string }>; now: string }
   | { type: 'record-merge'; runId: string; taskKey: string; result: MergeResult; now: string }
   | { type: 'answer-escalation'; runId: string; escalationId: string; answer: EscalationAnswer; note?: string; by: string; now: string }
+  | ({ type: 'record-regression-check'; runId: string; now: string } & RegressionCheckResult)
   | { type: 'complete-run'; runId: string; headCommit: string; now: string }
   | { type: 'fail-run'; runId: string; reason: string; now: string };
 
@@ -72,6 +74,7 @@ const startRun: Decide<'start-run'> = (command, state) => {
     if (!data.tasks?.length) throw new HeadspaceError(ErrorCodes.runTasksInvalid, 'A v1 run (operator as PM) needs the operator’s tasks', { field: 'tasks' });
     checkTaskGraph(data.tasks);
   }
+  if (data.fix) checkFixRun(data);
   return [{ type: 'run.started', data: { ...data, startedAt: now } }];
 };
 
@@ -193,9 +196,19 @@ const answerEscalation: DecideOnActive<'answer-escalation'> = (command, state, {
   return answerEscalationEvents(state, command.escalationId, command.answer, command.note, command.by, command.now);
 };
 
-/** A run completes only after its review, with its verdict, where its result is, and its tasks, attempts, QA rounds and wall time. */
+/** A fix run's check is recorded once, when it is due: a repeat after a crash finds it recorded and decides nothing. */
+const recordRegressionCheck: DecideOnActive<'record-regression-check'> = (command, state) => {
+  const { type: _t, runId: _r, now, ...result } = command;
+  return dueRegressionCheck(state) === command.stage ? regressionCheckEvents(state, result, now) : [];
+};
+
+/**
+ * A run completes only after its review (a fix run: once its test command passed after the fix),
+ * with its verdict, where its result is, and its tasks, attempts, QA rounds and wall time.
+ */
 const completeRun: DecideOnActive<'complete-run'> = (command, state, started) => {
-  if (!state.review || !state.workspace) throw wrongPhase(state, 'complete before the review');
+  const verdict = started.fix ? (fixVerified(state) ? 'done' : undefined) : state.review?.verdict;
+  if (!verdict || !state.workspace) throw wrongPhase(state, started.fix ? 'complete before the fix passed its check' : 'complete before the review');
   const taskSessions = Object.values(state.sessions).filter((s) => s.purpose === 'task');
   const summary = {
     tasks: state.taskOrder.length,
@@ -206,7 +219,7 @@ const completeRun: DecideOnActive<'complete-run'> = (command, state, started) =>
   return [
     {
       type: 'run.completed',
-      data: { runId: started.runId, verdict: state.review.verdict, resultDir: state.workspace.dir, branch: state.workspace.branch, headCommit: command.headCommit, summary, at: command.now },
+      data: { runId: started.runId, verdict, resultDir: state.workspace.dir, branch: state.workspace.branch, headCommit: command.headCommit, summary, at: command.now },
     },
   ];
 };
@@ -215,7 +228,11 @@ const completeRun: DecideOnActive<'complete-run'> = (command, state, started) =>
 const failRun: DecideOnActive<'fail-run'> = (command, _state, { runId }) => [{ type: 'run.failed', data: { runId, reason: command.reason.slice(0, 5_000), at: command.now } }];
 
 /**
- * The run's rules. Every command the process may repeat after a crash (recording a session start,
+ * The run's rules. A fix run (`fix`, v1) is the operator's tasks with a regression task first: the
+ * orchestrator runs the test command itself after the regression task merged (it must fail: the
+ * test reproduces the bug) and after every task merged (it must pass); a failed check sends the
+ * work back (fix-run/fix-run.rules.ts). These checks replace Verner's QA round and Robbo's review,
+ * which a fix run does not have. Every command the process may repeat after a crash (recording a session start,
  * an outcome, a queue place, a release, a merge) decides nothing the second time.
  */
 const decide = decideByType<RunCommand, RunState, RunEvent>({
@@ -232,6 +249,7 @@ const decide = decideByType<RunCommand, RunState, RunEvent>({
   'record-tasks-created': onActiveRun(recordTasksCreated),
   'record-merge': onActiveRun(recordMerge),
   'answer-escalation': onActiveRun(answerEscalation),
+  'record-regression-check': onActiveRun(recordRegressionCheck),
   'complete-run': onActiveRun(completeRun),
   'fail-run': onActiveRun(failRun),
 });

@@ -38,7 +38,7 @@ import { AnswerRunHandler } from './answer-run/answer-run.handler';
 import { GetRunHandler } from './get-run/get-run.handler';
 import { GitRunWorkspace } from './git-run-workspace';
 import { ListRunsHandler } from './list-runs/list-runs.handler';
-import { RUN_SESSIONS, type RunSessionStart, type RunSessionsPort } from './run-ports';
+import { RUN_SESSIONS, type RegressionCheckPort, type RunSessionStart, type RunSessionsPort } from './run-ports';
 import { AgentSessionRow } from '../sessions/agent-session.entity';
 import { RunRow } from './run.entity';
 import { RunRecorder } from './run-recorder';
@@ -160,6 +160,8 @@ async function giveBack(s: RunSessionStart): Promise<void> {
 }
 
 const noSessions: RunSessionsPort = { simulated: true, start: async () => undefined };
+/** None of these runs is a fix run (fix-run/fix-run.e2e.spec.ts runs the checks for real). */
+const noChecks: RegressionCheckPort = { run: () => Promise.reject(new Error('not a fix run: no regression check')) };
 
 beforeAll(async () => {
   tm = await startTeamManager('runs');
@@ -198,7 +200,7 @@ afterAll(async () => {
 });
 
 const processWith = (sessions: RunSessionsPort, taskLeaseMs?: number) => {
-  const p = new RunProcess(store, tm.nc, sessions, workspace, { workspacesDir: join(base, 'runs'), sweepMs: 200, ...(taskLeaseMs ? { taskLeaseMs } : {}) });
+  const p = new RunProcess(store, tm.nc, sessions, workspace, { workspacesDir: join(base, 'runs'), sweepMs: 200, ...(taskLeaseMs ? { taskLeaseMs } : {}) }, noChecks);
   p.onApplicationBootstrap();
   return p;
 };

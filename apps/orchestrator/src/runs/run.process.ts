@@ -8,13 +8,13 @@ import { PersonaPool } from './persona-pool';
 import { PlanApproval } from './plan-approval';
 import { parsePhaseOutput, type PhaseOutput } from './run-output';
 import { nextActions, runIdOfSession, type RunAction } from './run-planner';
-import { RUN_SESSIONS, RUN_SETTINGS, RUN_WORKSPACE, type RunSessionsPort, type RunSettings, type RunWorkspacePort } from './run-ports';
+import { RUN_CHECKS, RUN_SESSIONS, RUN_SETTINGS, RUN_WORKSPACE, type RegressionCheckPort, type RunSessionsPort, type RunSettings, type RunWorkspacePort } from './run-ports';
 import { promptFor, sessionKindOf, situationOf } from './run-prompts';
 import { RunRecorder } from './run-recorder';
 import { readSessionOutcome } from './session-outcomes';
 import { unresolvedAsConflict } from './merge-outcome';
 import { TeamBoard } from './team-board';
-import type { RunSessionState, RunState, SessionPurpose } from './run.state';
+import { regressionKeyOf, type RegressionCheck, type RunSessionState, type RunState, type SessionPurpose } from './run.state';
 
 /** Model per kind of work; the cost governor may still route a call one tier down under budget pressure. */
 const MODEL_FOR: Record<SessionPurpose, { model: string; effort: 'quick' | 'standard' | 'deep' }> = {
@@ -52,6 +52,8 @@ export class RunProcess extends EventProcessor {
   private readonly prepared = new Set<string>();
   private sweepTimer?: NodeJS.Timeout;
   private stopping = false;
+  /** Stops regression checks in flight on shutdown (they run again on resume). */
+  private readonly stopped = new AbortController();
 
   constructor(
     store: EventStore,
@@ -59,6 +61,7 @@ export class RunProcess extends EventProcessor {
     @Inject(RUN_SESSIONS) private readonly sessions: RunSessionsPort,
     @Inject(RUN_WORKSPACE) private readonly workspace: RunWorkspacePort,
     @Inject(RUN_SETTINGS) private readonly settings: RunSettings,
+    @Inject(RUN_CHECKS) private readonly checks: RegressionCheckPort,
   ) {
     super(store, { name: 'run-process', types: [...runEvents.map((e) => e.type), 'session.ended'] });
     this.personas = new PersonaPool(nc);
@@ -91,6 +94,7 @@ export class RunProcess extends EventProcessor {
 
   override async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
+    this.stopped.abort();
     clearTimeout(this.sweepTimer);
     await super.beforeApplicationShutdown();
     await Promise.allSettled([...this.passes.values()]);
@@ -228,6 +232,8 @@ export class RunProcess extends EventProcessor {
       }
       case 'merge':
         return this.merge(run, action.taskKey, action.persona);
+      case 'regression-check':
+        return this.regressionCheck(run, action.stage);
       case 'answer-escalation':
         await run.record({ type: 'answer-escalation', runId, escalationId: action.escalationId, answer: action.answer, by: action.by, now: now() });
         return;
@@ -284,7 +290,8 @@ export class RunProcess extends EventProcessor {
       sessionId: session.sessionId,
       team: state.started!.team,
       persona: session.persona,
-      kind: sessionKindOf[session.purpose],
+      // A fix run's regression task is QA work: Verner's tools write tests, never the code under test.
+      kind: session.taskKey !== undefined && session.taskKey === regressionKeyOf(state) ? 'qa' : sessionKindOf[session.purpose],
       runId: run.runId,
       ...(session.taskKey && state.tasks[session.taskKey]?.teamTaskId ? { taskId: state.tasks[session.taskKey].teamTaskId } : {}),
       ...MODEL_FOR[session.purpose],
@@ -305,6 +312,22 @@ export class RunProcess extends EventProcessor {
     if (!task) return;
     const note = result.status === 'conflict' ? `Merge conflicted in ${result.files.join(', ')}; conflict task C-${key} brings it in` : (task.summary ?? '');
     await this.board.complete(run.state, key, note);
+  }
+
+  /**
+   * A fix run's check of its test command at the run branch head. A crash while it runs leaves
+   * nothing recorded: the next pass finds it still due and runs it again.
+   */
+  private async regressionCheck(run: RunRecorder, stage: RegressionCheck['stage']): Promise<void> {
+    const state = run.state;
+    const { team, fix } = state.started!;
+    const regression = state.tasks[fix!.regressionTaskKey];
+    await this.ensureWorkspace(state);
+    const commit = await this.workspace.head(run.runId);
+    const name = `${stage}-${state.regressionChecks.filter((c) => c.stage === stage).length + 1}`;
+    const result = await this.checks.run({ runId: run.runId, team, persona: regression.persona ?? 'verner', commit, command: fix!.testCommand, name }, this.stopped.signal);
+    const testFiles = regression.mergedFiles?.length ? regression.mergedFiles : regression.files;
+    await run.record({ type: 'record-regression-check', runId: run.runId, stage, commit, command: fix!.testCommand, ...result, testFiles, now: now() });
   }
 
   /** The workspace port keeps runs it has opened; after a restart each run is reopened once. */

@@ -25,6 +25,22 @@ export interface RunTaskState {
   /** Sessions of the current attempt that handed off; the next one continues from `handoff`. */
   handoffs?: number;
   handoff?: string;
+  /** Times it merged into the run branch (a fix run's check can send a merged task back). */
+  merges?: number;
+  /** The files its last merge brought into the run branch. */
+  mergedFiles?: string[];
+}
+
+/** A fix run's run of its test command on the run branch (`run.regression-checked`). */
+export interface RegressionCheck {
+  stage: 'before-fix' | 'after-fix';
+  ok: boolean;
+  exitCode: number;
+  commit: string;
+  command: string;
+  testFiles: string[];
+  output: string;
+  at: string;
 }
 
 export interface RunSessionState {
@@ -84,6 +100,8 @@ export interface RunState {
   qaReports: Array<{ round: number; passed: boolean; failures: QaFailure[]; merged: boolean }>;
   review?: { verdict: 'done' | 'issues'; report: string; issues: string[] };
   escalations: Record<string, EscalationState>;
+  /** Fix runs only, oldest first. */
+  regressionChecks: RegressionCheck[];
   result?: { resultDir: string; branch: string; headCommit: string; verdict: 'done' | 'issues' };
   failure?: string;
   startedAt?: string;
@@ -112,14 +130,48 @@ export const initialRunState = (): RunState => ({
   maxQaRounds: 0,
   qaReports: [],
   escalations: {},
+  regressionChecks: [],
 });
 
-/** A task no longer holds its dependants back: merged, skipped, or conflicted with its conflict task settled. */
+/** A fix run's regression task (Verner's failing test), undefined on other runs. */
+export const regressionKeyOf = (state: RunState): string | undefined => state.started?.fix?.regressionTaskKey;
+const lastCheck = (state: RunState, stage: RegressionCheck['stage']) => state.regressionChecks.findLast((c) => c.stage === stage);
+/** The regression test made the test command fail on the run branch: the bug is reproduced. */
+export const reproduced = (state: RunState): boolean => lastCheck(state, 'before-fix')?.ok === true;
+/** The test command passed on the run branch after the fix. */
+export const fixVerified = (state: RunState): boolean => lastCheck(state, 'after-fix')?.ok === true;
+
+/** A task's work is in the run branch: merged, or conflicted with its conflict task merged. */
+function landed(state: RunState, key: string, seen = new Set<string>()): boolean {
+  const t = state.tasks[key];
+  if (!t || seen.has(key)) return false;
+  if (t.status === 'merged') return true;
+  return t.status === 'conflicted' && t.resolvedBy !== undefined && isSettled(state, t.resolvedBy, seen.add(key));
+}
+
+/**
+ * The check a fix run owes now: before-fix once the regression test landed (until one reproduces
+ * the bug), after-fix once every task settled (until one passes). Each stage's check is due again
+ * only after the work it sent back has landed again.
+ */
+export function dueRegressionCheck(state: RunState): RegressionCheck['stage'] | undefined {
+  const key = regressionKeyOf(state);
+  if (!key || state.status !== 'active') return undefined;
+  if (!reproduced(state)) return landed(state, key) ? 'before-fix' : undefined;
+  if (!fixVerified(state) && state.taskOrder.every((k) => isSettled(state, k))) return 'after-fix';
+  return undefined;
+}
+
+/**
+ * A task no longer holds its dependants back: merged, skipped, or conflicted with its conflict task
+ * settled. A fix run's regression task holds them back until its test reproduced the bug.
+ */
 export function isSettled(state: RunState, key: string, seen = new Set<string>()): boolean {
   const t = state.tasks[key];
   if (!t || seen.has(key)) return false;
-  if (t.status === 'merged' || t.status === 'skipped') return true;
-  return t.status === 'conflicted' && t.resolvedBy !== undefined && isSettled(state, t.resolvedBy, seen.add(key));
+  if (key === regressionKeyOf(state) && !reproduced(state)) return false;
+  if (t.status === 'skipped') return true;
+  return landed(state, key, seen);
 }
 
 /** The phase is never stored on its own: it follows from what the run has recorded. */
@@ -130,6 +182,8 @@ export function phaseOf(state: RunState): RunPhase {
   if (!state.specAccepted) return 'spec-review';
   if (state.taskOrder.length === 0) return state.proposal ? 'tasks-review' : 'decomposition';
   if (state.taskOrder.some((k) => !isSettled(state, k))) return 'execution';
+  // A fix run has no QA round or review: its checks of the test command replace them.
+  if (state.started?.fix) return 'execution';
   if (!state.qaReports.some((r) => r.passed)) return 'qa';
   return 'review';
 }
@@ -201,7 +255,8 @@ function apply(state: RunState, event: RunEvent): RunState {
     }
     case 'run.task-merged': {
       const round = qaRoundOfKey(event.data.taskKey);
-      return round !== undefined ? withQaReport(state, round, { merged: true }) : withTask(state, event.data.taskKey, () => ({ status: 'merged' }));
+      if (round !== undefined) return withQaReport(state, round, { merged: true });
+      return withTask(state, event.data.taskKey, (t) => ({ status: 'merged', merges: (t.merges ?? 0) + 1, mergedFiles: event.data.files }));
     }
     case 'run.task-conflicted': {
       const round = qaRoundOfKey(event.data.taskKey);
@@ -218,6 +273,8 @@ function apply(state: RunState, event: RunEvent): RunState {
     }
     case 'run.escalation-answered':
       return escalationAnswered(state, event.data.escalationId, event.data.answer, event.data.note);
+    case 'run.regression-checked':
+      return regressionChecked(state, event.data);
     case 'run.completed':
       return {
         ...state,
@@ -281,4 +338,27 @@ function escalationAnswered(state: RunState, escalationId: string, answer: Escal
     if (answer === 'retry') next = { ...next, maxQaRounds: state.maxQaRounds + 1 };
   }
   return next;
+}
+
+/**
+ * A failed check sends back the work it judged, with the attempts left: before-fix the regression
+ * task (its test does not reproduce the bug), after-fix the tasks that fix it. Out of attempts, the
+ * task is failed (the decider fails the run with it).
+ */
+function regressionChecked(state: RunState, d: Extract<RunEvent, { type: 'run.regression-checked' }>['data']): RunState {
+  const check: RegressionCheck = { stage: d.stage, ok: d.ok, exitCode: d.exitCode, commit: d.commit, command: d.command, testFiles: d.testFiles, output: d.output, at: d.at };
+  let next: RunState = { ...state, regressionChecks: [...state.regressionChecks, check] };
+  if (d.ok) return next;
+  for (const key of sentBackBy(state, d.stage)) {
+    next = withTask(next, key, (t) => (t.attempts < t.maxAttempts ? { status: 'pending', resolvedBy: undefined } : { status: 'failed' }));
+  }
+  return next;
+}
+
+/** The tasks a failed check of `stage` sends back: the regression task, or the tasks of the fix (not the conflict tasks that merged them in, nor those given up). */
+export function sentBackBy(state: RunState, stage: RegressionCheck['stage']): string[] {
+  const key = regressionKeyOf(state);
+  if (!key) return [];
+  if (stage === 'before-fix') return [key];
+  return state.taskOrder.filter((k) => k !== key && state.tasks[k].task.origin !== 'merge-conflict' && state.tasks[k].status !== 'skipped');
 }

@@ -2,13 +2,15 @@ import { Module } from '@nestjs/common';
 import { APP_CONFIG } from '@headspace/platform';
 import type { AppConfig } from '../config';
 import { LlmBackendProvider } from '../sessions/ports/llm-backend.provider';
+import { SessionSandbox } from '../sessions/sandbox/session-sandbox.service';
 import { SessionSupervisor } from '../sessions/session-supervisor';
 import { SessionsModule } from '../sessions/sessions.module';
 import { AnswerRunHandler } from './answer-run/answer-run.handler';
+import { SandboxedRegressionCheck } from './fix-run/regression-check';
 import { GetRunHandler } from './get-run/get-run.handler';
 import { GitRunWorkspace } from './git-run-workspace';
 import { ListRunsHandler } from './list-runs/list-runs.handler';
-import { RUN_SESSIONS, RUN_SETTINGS, RUN_WORKSPACE, type RunSettings } from './run-ports';
+import { RUN_CHECKS, RUN_SESSIONS, RUN_SETTINGS, RUN_WORKSPACE, type RunSettings, type RunWorkspacePort } from './run-ports';
 import { RunProcess } from './run.process';
 import { RUN_SOURCE_POLICY, RunSourcePolicy } from './run-source.policy';
 import { RunsProjection } from './runs.projection';
@@ -17,7 +19,8 @@ import { SupervisorRunSessions } from './supervisor-run-sessions.adapter';
 
 /**
  * Runs: the run process, its projection and the start/answer/get/list handlers, on the
- * orchestrator's own agent sessions (RUN_SESSIONS) and a git workspace per run (RUN_WORKSPACE).
+ * orchestrator's own agent sessions (RUN_SESSIONS), a git workspace per run (RUN_WORKSPACE) and
+ * fix runs' test commands in the agents' sandbox (RUN_CHECKS).
  */
 @Module({
   imports: [SessionsModule],
@@ -43,6 +46,12 @@ import { SupervisorRunSessions } from './supervisor-run-sessions.adapter';
       provide: RUN_WORKSPACE,
       inject: [RUN_SETTINGS, RUN_SOURCE_POLICY],
       useFactory: (settings: RunSettings, sources: RunSourcePolicy) => new GitRunWorkspace(settings.workspacesDir, sources),
+    },
+    {
+      provide: RUN_CHECKS,
+      inject: [RUN_WORKSPACE, SessionSandbox, APP_CONFIG],
+      useFactory: (workspace: RunWorkspacePort, sandbox: SessionSandbox, config: AppConfig) =>
+        new SandboxedRegressionCheck(workspace, (who, dir) => sandbox.forSession(who, dir), config.HS_FIX_CHECK_TIMEOUT_MS),
     },
   ],
   controllers: [StartRunHandler, AnswerRunHandler, GetRunHandler, ListRunsHandler],

@@ -33,6 +33,6 @@ import { SESSION_PORTS_FACTORY, SESSION_START_GATE, SESSION_SUPERVISOR_SETTINGS,
       useFactory: (config: AppConfig): SessionSupervisorSettings => ({ leaseMs: config.SESSION_LEASE_MS, sweepMs: config.SESSION_SWEEP_MS }),
     },
   ],
-  exports: [SessionSupervisor, LlmBackendProvider],
+  exports: [SessionSupervisor, LlmBackendProvider, SessionSandbox],
 })
 export class SessionsModule {}

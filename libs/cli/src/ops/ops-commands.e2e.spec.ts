@@ -80,7 +80,11 @@ describe('headspace ops against the gateway and Leon', { timeout: 180_000 }, () 
     const created = await json<{ project: string; projectId: string }>(['ops', 'projects', 'create', 'shop', '--repository', '/tmp/shop']);
     expect(created.project).toBe('shop');
     expect((await json<Array<{ project: string }>>(['ops', 'projects', 'list'])).map((p) => p.project)).toContain('shop');
-    expect(await json<{ projectId: string }>(['ops', 'projects', 'show', 'shop'])).toMatchObject({ projectId: created.projectId });
+    expect(await json<{ projectId: string }>(['ops', 'projects', 'show', 'shop'])).toMatchObject({ projectId: created.projectId, team: null, testCommand: 'npm test', verifyWindowSeconds: 3_600 });
+    await json(['ops', 'projects', 'update', 'shop', '--team', 'red', '--test-command', 'node --test', '--verify-window', '30m', '--trusted']);
+    expect(await json(['ops', 'projects', 'show', 'shop'])).toMatchObject({ team: 'red', testCommand: 'node --test', verifyWindowSeconds: 1_800, trusted: true });
+    await json(['ops', 'projects', 'update', 'shop', '--no-trusted']);
+    expect(await json(['ops', 'projects', 'show', 'shop'])).toMatchObject({ team: 'red', trusted: false });
 
     const key = await json<{ keyId: string; publicKey: string; dsn: string }>(['ops', 'keys', 'create', 'shop', '--label', 'web']);
     expect(key.dsn).toBe(`http://${key.publicKey}@${new URL(h.baseUrl).host}/${created.projectId}`);

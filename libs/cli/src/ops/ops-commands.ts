@@ -6,6 +6,7 @@ import type { ApiClient } from '../api-client';
 import { CliError, ExitCode } from '../exit-codes';
 import { printRecord, printTable, success } from '../output';
 import type { RunCommandKit } from '../run/run-commands';
+import { addOpsDemoCommand } from './demo';
 
 type Row = Record<string, unknown>;
 const enc = encodeURIComponent;
@@ -43,6 +44,34 @@ export function parseWebhookSpec(spec: string, env: NodeJS.ProcessEnv): Row {
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+const WINDOW_UNITS: Record<string, number> = { s: 1, m: 60, h: 3_600, d: 86_400 };
+
+/** `--verify-window 600`, `90s`, `30m`, `1h`, `2d` → whole seconds (the API bounds it). */
+export function parseWindow(text: string): number {
+  const match = /^(\d+)\s*([smhd]?)$/i.exec(text.trim());
+  if (!match) throw new CliError(ExitCode.usage, `--verify-window: "${text}" is not a duration (600, 90s, 30m, 1h, 2d)`);
+  return Number(match[1]) * WINDOW_UNITS[(match[2] || 's').toLowerCase()];
+}
+
+interface RemediationOptions {
+  team?: string;
+  testCommand?: string;
+  verifyWindow?: string;
+}
+
+/** The remediation settings given on the command line, as the API names them (absent ones left out). */
+export const remediationBody = (o: RemediationOptions): Row => ({
+  ...(o.team ? { team: o.team } : {}),
+  ...(o.testCommand ? { testCommand: o.testCommand } : {}),
+  ...(o.verifyWindow !== undefined ? { verifyWindowSeconds: parseWindow(o.verifyWindow) } : {}),
+});
+
+const remediationOptions = (cmd: Command) =>
+  cmd
+    .option('--team <name>', 'the team that approves and runs its fixes (none: its groups escalate to the operator)')
+    .option('--test-command <command>', "the command that runs its tests in a checkout (default 'npm test')")
+    .option('--verify-window <duration>', "how long no event of a fix's release may come before the fix is VERIFIED (600, 30m, 1h; default 1h)");
+
 /** `headspace ops …`: Leon's projects, ingest keys, exception groups and notifications, through the REST API. */
 export function addOpsCommands(program: Command, kit: RunCommandKit, env: NodeJS.ProcessEnv): void {
   const { io } = kit;
@@ -51,18 +80,50 @@ export function addOpsCommands(program: Command, kit: RunCommandKit, env: NodeJS
 
   // ---- projects --------------------------------------------------------------------------------
   const projects = ops.command('projects').description('Monitored applications');
-  projects
-    .command('create')
-    .argument('<name>', 'lowercase letters, digits and hyphens')
-    .requiredOption('--repository <url-or-path>', 'where its code lives (git URL or a directory on the orchestrator host)')
-    .option('--display-name <text>')
-    .option('--trusted', 'low-severity fixes may run without an approval')
-    .option('--environment <name>', 'an environment it runs in (repeatable)', collect)
+  remediationOptions(
+    projects
+      .command('create')
+      .argument('<name>', 'lowercase letters, digits and hyphens')
+      .requiredOption('--repository <url-or-path>', 'where its code lives (git URL or a directory on the orchestrator host)')
+      .option('--display-name <text>')
+      .option('--trusted', 'low-severity fixes may run without an approval')
+      .option('--environment <name>', 'an environment it runs in (repeatable)', collect),
+  )
     .description('Create a project')
-    .action(async (name: string, o: { repository: string; displayName?: string; trusted?: boolean; environment?: string[] }, cmd: Command) => {
-      const body = { project: name, repository: o.repository, ...(o.displayName ? { displayName: o.displayName } : {}), trusted: Boolean(o.trusted), environments: o.environment ?? [] };
+    .action(async (name: string, o: { repository: string; displayName?: string; trusted?: boolean; environment?: string[] } & RemediationOptions, cmd: Command) => {
+      const body = {
+        project: name,
+        repository: o.repository,
+        ...(o.displayName ? { displayName: o.displayName } : {}),
+        trusted: Boolean(o.trusted),
+        environments: o.environment ?? [],
+        ...remediationBody(o),
+      };
       const created = await api(cmd).post<Row>('/api/v1/ops/projects', body, idem());
       kit.show(cmd, created, () => success(io, `Project ${pc.bold(name)} created (id ${String(created.projectId)}); next: headspace ops keys create ${name}`));
+    });
+  remediationOptions(
+    projects
+      .command('update')
+      .argument('<project>')
+      .option('--repository <url-or-path>')
+      .option('--display-name <text>')
+      .option('--trusted', 'low-severity fixes may run without an approval')
+      .option('--no-trusted', 'every fix waits for an approval')
+      .option('--environment <name>', 'the environments it runs in, replacing the list (repeatable)', collect),
+  )
+    .description("Change a project's settings; the ones not given stay")
+    .action(async (project: string, o: { repository?: string; displayName?: string; trusted?: boolean; environment?: string[] } & RemediationOptions, cmd: Command) => {
+      const body = {
+        ...(o.repository ? { repository: o.repository } : {}),
+        ...(o.displayName ? { displayName: o.displayName } : {}),
+        ...(o.trusted !== undefined ? { trusted: o.trusted } : {}),
+        ...(o.environment ? { environments: o.environment } : {}),
+        ...remediationBody(o),
+      };
+      if (!Object.keys(body).length) throw new CliError(ExitCode.usage, 'nothing to change: give at least one setting (see --help)');
+      const updated = await api(cmd).request<{ project: Row }>('PATCH', `/api/v1/ops/projects/${enc(project)}`, { body, headers: idem() });
+      kit.show(cmd, updated.project, () => success(io, `Project ${pc.bold(project)} updated`));
     });
   projects
     .command('list')
@@ -71,7 +132,12 @@ export function addOpsCommands(program: Command, kit: RunCommandKit, env: NodeJS
       const page = await api(cmd).get<{ projects?: Row[]; items?: Row[] }>('/api/v1/ops/projects', { limit: 500 });
       const rows = page.projects ?? page.items ?? [];
       kit.show(cmd, rows, () =>
-        printTable(io, rows, [['project', (p) => p.project], ['id', (p) => p.projectId], ['repository', (p) => p.repository], ['trusted', (p) => p.trusted], ['keys', (p) => p.activeKeys]], 'No projects yet.'),
+        printTable(
+          io,
+          rows,
+          [['project', (p) => p.project], ['id', (p) => p.projectId], ['repository', (p) => p.repository], ['team', (p) => p.team ?? '-'], ['trusted', (p) => p.trusted], ['keys', (p) => p.activeKeys]],
+          'No projects yet.',
+        ),
       );
     });
   projects
@@ -162,7 +228,7 @@ export function addOpsCommands(program: Command, kit: RunCommandKit, env: NodeJS
   groups
     .command('transition')
     .argument('<groupId>')
-    .argument('<action>', 'dismiss, escalate, resolve or reopen')
+    .argument('<action>', 'dismiss, escalate, resolve, reopen, or fix (an escalated group: Leon starts its fix run, the reason is the approach)')
     .option('--reason <text>', 'why (required to dismiss)')
     .description("Move a group through its lifecycle by hand")
     .action(async (groupId: string, action: string, o: { reason?: string }, cmd: Command) => {
@@ -216,6 +282,8 @@ export function addOpsCommands(program: Command, kit: RunCommandKit, env: NodeJS
         ),
       );
     });
+
+  addOpsDemoCommand(ops, kit);
 }
 
 /** The Sentry-style DSN of a key: `<scheme>://<publicKey>@<gateway host>/<projectId>`. */

@@ -13,6 +13,8 @@ export interface RunViewLike {
   tasks: Array<{ key: string; subject: string; status: string; persona: string | null; attempts: number; origin: string }>;
   personas: Array<{ persona: string; name: string; activity: string }>;
   qaRounds: number;
+  /** A fix run's checks of its test command. */
+  regressionChecks?: Array<{ stage: 'before-fix' | 'after-fix'; ok: boolean; exitCode: number; commit: string; at: string }>;
   resultDir: string | null;
   branch: string | null;
   verdict: string | null;
@@ -64,6 +66,20 @@ export function progressBar(done: number, total: number, width: number): string 
   return `[${'#'.repeat(filled)}${'.'.repeat(cells - filled)}]`;
 }
 
+const CHECK_LINES = {
+  'before-fix': { ok: 'regression test fails before the fix ✓', failed: 'regression test does not fail before the fix ✗ (sent back)' },
+  'after-fix': { ok: 'regression test passes after the fix ✓', failed: 'regression test still fails after the fix ✗ (sent back)' },
+} as const;
+
+/** A fix run's checks, oldest first: the orchestrator ran the test command before and after the fix. */
+export function regressionCheckLines(view: Pick<RunViewLike, 'regressionChecks'>, color: boolean): string[] {
+  const c = createColors(color);
+  return (view.regressionChecks ?? []).map((check) => {
+    const line = CHECK_LINES[check.stage][check.ok ? 'ok' : 'failed'];
+    return `  ${(check.ok ? c.green : c.red)(line)}${c.dim(` (exit ${check.exitCode} at ${check.commit.slice(0, 7)})`)}`;
+  });
+}
+
 /** The live block: a header, a line per persona with what it is doing, a bar of tasks done, cost so far. */
 export function renderRunProgress(view: RunViewLike, costUsd: string | undefined, options: RenderOptions): string[] {
   const c = createColors(options.color);
@@ -82,6 +98,7 @@ export function renderRunProgress(view: RunViewLike, costUsd: string | undefined
   }
   const bar = progressBar(done, total, Math.min(30, options.width - 40));
   lines.push(`  tasks ${bar} ${done}/${total}${costUsd !== undefined ? `   cost ${formatUsd(costUsd)}` : ''}`);
+  lines.push(...regressionCheckLines(view, options.color));
   if (view.waitingFor) lines.push(c.yellow(`  waiting for ${view.waitingFor}`));
   return lines;
 }
@@ -108,6 +125,8 @@ export function renderRunSummary(summary: RunSummary, options: Omit<RenderOption
     `  tasks        ${view.tasks.length} (${view.tasks.filter((t) => t.origin === 'qa-fix').length} from QA, ${view.tasks.filter((t) => t.origin === 'merge-conflict').length} merge conflicts), ${attempts} attempts`,
     `  QA rounds    ${view.qaRounds}`,
   ];
+  const checks = regressionCheckLines(view, options.color);
+  if (checks.length) lines.push('  checks', ...checks.map((l) => `  ${l}`));
   for (const t of view.tasks) lines.push(c.dim(`    ${t.key.padEnd(6)} ${t.status.padEnd(7)} ${(t.persona ?? '-').padEnd(7)} ${clip(t.subject, options.width - 30)}`));
   const money = (groups: SpendGroup[]) => groups.map((g) => `${g.key} ${formatUsd(g.costUsd)} (${g.calls} calls)`).join(', ') || '-';
   lines.push(`  cost         ${summary.totalUsd !== undefined ? formatUsd(summary.totalUsd) : '?'}${view.simulated ? c.dim(' (simulated usage priced at list prices)') : ''}`);

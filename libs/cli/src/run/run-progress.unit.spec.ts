@@ -37,6 +37,21 @@ describe('run progress rendering', () => {
     expect(lines.at(-1)).toMatch(/^ {2}tasks \[#+\.+\] 1\/2 {3}cost \$0\.42$/);
   });
 
+  it('a fix run shows its regression checks: the test fails before the fix and passes after it', () => {
+    const checks: RunViewLike['regressionChecks'] = [
+      { stage: 'before-fix', ok: false, exitCode: 0, commit: '1111111aaaa', at: '2026-11-24T10:00:30.000Z' },
+      { stage: 'before-fix', ok: true, exitCode: 1, commit: '2222222bbbb', at: '2026-11-24T10:00:40.000Z' },
+      { stage: 'after-fix', ok: true, exitCode: 0, commit: '3333333cccc', at: '2026-11-24T10:00:50.000Z' },
+    ];
+    const lines = renderRunProgress({ ...view, regressionChecks: checks }, undefined, { width: 100, color: false, now: new Date('2026-11-24T10:01:05.000Z') });
+    expect(lines.slice(-3)).toEqual([
+      '  regression test does not fail before the fix ✗ (sent back) (exit 0 at 1111111)',
+      '  regression test fails before the fix ✓ (exit 1 at 2222222)',
+      '  regression test passes after the fix ✓ (exit 0 at 3333333)',
+    ]);
+    expect(renderRunProgress(view, undefined, { width: 100, color: false, now: new Date() }).some((l) => l.includes('regression'))).toBe(false);
+  });
+
   it('says what the run waits for', () => {
     const lines = renderRunProgress({ ...view, phase: 'spec-review', waitingFor: 'acceptance of the spec' }, undefined, { width: 80, color: false, now: new Date() });
     expect(lines.at(-1)).toBe('  waiting for acceptance of the spec');

@@ -26,15 +26,18 @@ export const SERVICE_NATS_ROUTES: Readonly<Record<ServiceName, ServiceNatsRoutes
   // The front door: the REST API maps onto every service's commands and queries (HTTP roles decide
   // who may call what); the SSE stream tails every event stream. It owns no events and serves nothing.
   gateway: { calls: OTHERS('gateway'), consumes: OTHERS('gateway'), ownsEvents: false, serves: false, orderedConsumers: true },
-  // Calls only itself (inboxes opened by its own handlers).
-  'team-manager': { calls: [], consumes: [], ownsEvents: true, serves: true },
-  // Drives the team board and mail (team-manager) and asks the governor before spending; reacts to team.created.
-  orchestrator: { calls: ['team-manager', 'cost-governor'], consumes: ['team-manager'], ownsEvents: true, serves: true },
+  // Every service reports its own unhandled errors to Leon (ops-leon's report-exception).
+  'team-manager': { calls: ['ops-leon'], consumes: [], ownsEvents: true, serves: true },
+  // Drives the team board and mail (team-manager) and asks the governor before spending; reacts to
+  // team.created; reports hook failures and its own errors to Leon.
+  orchestrator: { calls: ['team-manager', 'cost-governor', 'ops-leon'], consumes: ['team-manager'], ownsEvents: true, serves: true },
   // Budget overruns become team approvals; reacts to approval.decided.
-  'cost-governor': { calls: ['team-manager'], consumes: ['team-manager'], ownsEvents: true, serves: true },
-  // Asks the orchestrator for fix runs (ARCHITECTURE.md §1); owns the exception streams. Reads its own
-  // stream too: notifications follow every group lifecycle event through a durable consumer (ADR 0022).
-  'ops-leon': { calls: ['orchestrator'], consumes: ['ops-leon'], ownsEvents: true, serves: true },
+  'cost-governor': { calls: ['team-manager', 'ops-leon'], consumes: ['team-manager'], ownsEvents: true, serves: true },
+  // Owns the exception streams. Triage asks the governor before each model call; remediation puts fix
+  // approvals in the team-manager's queue and asks the orchestrator for fix runs (ARCHITECTURE.md §1),
+  // and follows approval.decided and the fix runs' events. Reads its own stream too: notifications
+  // and triage follow every group lifecycle event through durable consumers (ADR 0022).
+  'ops-leon': { calls: ['orchestrator', 'team-manager', 'cost-governor'], consumes: ['ops-leon', 'team-manager', 'orchestrator'], ownsEvents: true, serves: true },
 };
 
 /** nats-server `permissions` of one user (the server config's JSON form). */

@@ -27,9 +27,9 @@ describe('per-service NATS permissions', () => {
     expect(servicePermissions('gateway').subscribe.allow).toEqual(['_INBOX.gateway.>']);
   });
 
-  it('keeps the team-manager away from the cost-governor and every other service', () => {
+  it('keeps the team-manager away from every other service but Leon, whom it tells of its own errors', () => {
     const allowed = servicePermissions('team-manager').publish.allow;
-    expect(allowed.filter((s) => /^hs\.(cmd|qry)\./.test(s)).sort()).toEqual(['hs.cmd.team-manager.>', 'hs.qry.team-manager.>']);
+    expect(allowed.filter((s) => /^hs\.(cmd|qry)\./.test(s)).sort()).toEqual(['hs.cmd.ops-leon.>', 'hs.cmd.team-manager.>', 'hs.qry.ops-leon.>', 'hs.qry.team-manager.>']);
     expect(allowed.some((s) => s.includes('COST_GOVERNOR'))).toBe(false);
   });
 });

@@ -112,11 +112,34 @@ export const groupTriaged = transitionEvent('triaged', {
   persona: z.string(),
   autoFixable: z.boolean(),
   hypothesis: z.string(),
+  /** Architectural or complex: it escalates (Gavin → Robbo → operator) instead of being fixed as a task. */
+  complex: z.boolean().optional(),
+  /** The fix approach triage proposes (what goes into the fix approval and the run's goal). */
+  approach: z.string().optional(),
+  /** Which rules fired (`level=fatal → critical`, `spike`, `first seen in release 1.4`, …). */
+  ruleReasons: z.array(z.string()).optional(),
+  /** `rules` when the rules decided alone (noise, or no model budget); `model` when a model call did. */
+  source: z.enum(['rules', 'model']).optional(),
+  /** The models called (light, then deep when the light one said complex), and whether they were simulated. */
+  models: z.array(z.string()).optional(),
+  simulated: z.boolean().optional(),
 });
-export const groupFixProposed = transitionEvent('fix-proposed', { approvalId: z.string().optional() });
-export const groupFixStarted = transitionEvent('fix-started', { runId: z.string() });
-export const groupFixCommitted = transitionEvent('fix-committed', { commit: z.string(), release: z.string().optional() });
-export const groupVerified = transitionEvent('verified', {});
+export const groupFixProposed = transitionEvent('fix-proposed', {
+  approvalId: z.string().optional(),
+  approach: z.string().optional(),
+  /** `trusted`: the project is trusted and the severity low, so no approval was asked (audited here). */
+  approvalSkipped: z.enum(['trusted']).optional(),
+});
+export const groupFixStarted = transitionEvent('fix-started', { runId: z.string(), team: z.string().optional() });
+export const groupFixCommitted = transitionEvent('fix-committed', {
+  commit: z.string(),
+  release: z.string().optional(),
+  runId: z.string().optional(),
+  /** The regression test's file, when the run reported it. */
+  regressionTest: z.string().optional(),
+});
+/** The regression test passed on the merged result and no event of the fix's release came within the window. */
+export const groupVerified = transitionEvent('verified', { windowSeconds: z.number().int().optional() });
 /**
  * Resolved (verified, or by hand). `releasesBefore`: the releases it had been seen in by then, so an
  * event of another release (or of the fix's release) after it is a regression.
@@ -127,7 +150,8 @@ export const groupResolved = transitionEvent('resolved', {
   releasesBefore: z.array(z.string()).max(100),
 });
 export const groupDismissed = transitionEvent('dismissed', {});
-export const groupEscalated = transitionEvent('escalated', {});
+/** Up the ladder (seed 000 §4.7): Gavin, then Robbo, then the operator. */
+export const groupEscalated = transitionEvent('escalated', { level: z.enum(['gavin', 'robbo', 'operator']).optional() });
 export const groupReopened = transitionEvent('reopened', {});
 /** An event of a resolved group's fingerprint after the fix: its event id and release. */
 export const groupRegressed = transitionEvent('regressed', { eventId: z.string(), release: z.string().optional() });
@@ -148,8 +172,11 @@ export const groupTransitionEvents = [
 
 export const groupEvents = [exceptionReceived, groupOpened, groupSpiked, ...groupTransitionEvents];
 
-/** The operator's moves on a group (triage and remediation make the others). */
-export const groupActionSchema = z.enum(['dismiss', 'escalate', 'resolve', 'reopen']);
+/**
+ * The operator's moves on a group (triage and remediation make the others). `fix`: on an ESCALATED
+ * group, the operator asks Leon to fix it after all (proposed by the operator, so no approval is asked).
+ */
+export const groupActionSchema = z.enum(['dismiss', 'escalate', 'resolve', 'reopen', 'fix']);
 
 export const transitionGroup = defineCommand({
   service: 'ops-leon',

@@ -4,6 +4,7 @@ import { notificationEvents } from './notification.contracts';
 import { projectEvents } from './project.contracts';
 
 export * from './exception-report.contracts';
+export * from './internal-report.contracts';
 export * from './project.contracts';
 export * from './group.contracts';
 export * from './notification.contracts';

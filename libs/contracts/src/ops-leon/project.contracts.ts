@@ -15,6 +15,14 @@ export const opsProjectRefSchema = z.string().min(1).max(100);
 /** Where the code of the project lives: a git URL or a directory on the orchestrator host. */
 const repositorySchema = z.string().min(1).max(2_048);
 const environmentsSchema = z.array(z.string().min(1).max(64)).max(50);
+/** The team whose approvals queue gets the project's fix approvals and whose personas run its fixes. */
+const teamSchema = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be a team name: 1-63 lowercase letters, digits or hyphens');
+/** The shell command that runs the project's tests in a checkout (the regression test must fail, then pass, under it). */
+const testCommandSchema = z.string().min(1).max(1_000);
+/** How long after a fix is committed no event of its release may arrive before it is VERIFIED. */
+const verifyWindowSchema = z.number().int().min(0).max(30 * 86_400);
+/** Remediation settings (all optional on events recorded before they existed). */
+const remediationFields = { team: z.string().optional(), testCommand: z.string().optional(), verifyWindowSeconds: z.number().int().optional() };
 const actorSchema = z.string().min(1).max(200).default('operator');
 const at = z.iso.datetime();
 
@@ -40,6 +48,7 @@ export const projectCreated = defineEvent({
     repository: z.string(),
     trusted: z.boolean(),
     environments: z.array(z.string()),
+    ...remediationFields,
     createdBy: z.string(),
     at,
   }),
@@ -56,6 +65,7 @@ export const projectUpdated = defineEvent({
     repository: z.string(),
     trusted: z.boolean(),
     environments: z.array(z.string()),
+    ...remediationFields,
     updatedBy: z.string(),
     at,
   }),
@@ -94,6 +104,9 @@ export const opsProjectViewSchema = z.object({
   repository: z.string(),
   trusted: z.boolean(),
   environments: z.array(z.string()),
+  team: z.string().nullable(),
+  testCommand: z.string(),
+  verifyWindowSeconds: z.number().int(),
   activeKeys: z.number().int(),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -121,6 +134,9 @@ export const createOpsProject = defineCommand({
     /** Trusted projects may run low-severity fixes without an approval (seed 000 §4.6). */
     trusted: z.boolean().default(false),
     environments: environmentsSchema.default([]),
+    team: teamSchema.optional(),
+    testCommand: testCommandSchema.default('npm test'),
+    verifyWindowSeconds: verifyWindowSchema.default(3_600),
     actor: actorSchema,
   }),
   response: z.object({ project: z.string(), projectId: z.string(), streamVersion: z.string() }),
@@ -135,6 +151,9 @@ export const updateOpsProject = defineCommand({
     repository: repositorySchema.optional(),
     trusted: z.boolean().optional(),
     environments: environmentsSchema.optional(),
+    team: teamSchema.optional(),
+    testCommand: testCommandSchema.optional(),
+    verifyWindowSeconds: verifyWindowSchema.optional(),
     actor: actorSchema,
   }),
   response: z.object({ project: opsProjectViewSchema.omit({ activeKeys: true }), streamVersion: z.string() }),

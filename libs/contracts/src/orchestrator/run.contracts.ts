@@ -65,6 +65,19 @@ export const runLimitsSchema = z.object({
   maxConcurrentAgents: z.number().int().min(1).max(20).default(3),
 });
 
+/**
+ * A fix run (Leon's remediation, seed 000 §4.6): Verner's regression task comes first and its test
+ * must make `testCommand` fail on the merged branch; after the fix it must pass. The orchestrator
+ * runs the command itself (in the sandbox) and records both checks as `run.regression-checked`.
+ */
+export const runFixSchema = z.object({
+  /** The ops-leon exception group the run fixes. */
+  groupId: z.string().min(1).max(100),
+  testCommand: z.string().min(1).max(1_000),
+  regressionTaskKey: taskKeySchema,
+});
+export type RunFix = z.output<typeof runFixSchema>;
+
 /** The personas and pools the run assigns from, read from the team-manager when the run starts. */
 export const runRosterSchema = z.object({
   pools: z.record(z.string(), z.array(z.string())),
@@ -91,6 +104,7 @@ export const runStarted = ev(
     roster: runRosterSchema,
     /** v1: the operator's own tasks. */
     tasks: z.array(runTaskSchema).max(200).optional(),
+    fix: runFixSchema.optional(),
     simulated: z.boolean(),
     startedAt: at,
   }),
@@ -231,6 +245,24 @@ export const runCompleted = ev(
     at,
   }),
 );
+/** A fix run's test command on the run branch: `before-fix` must fail (the test reproduces the bug), `after-fix` must pass. */
+export const runRegressionChecked = ev(
+  'regression-checked',
+  z.object({
+    runId: id,
+    stage: z.enum(['before-fix', 'after-fix']),
+    commit: z.string().max(64),
+    command: z.string().max(1_000),
+    exitCode: z.number().int(),
+    /** True when the stage got what it needs (before-fix: the command failed; after-fix: it passed). */
+    ok: z.boolean(),
+    /** The regression test files the regression task added. */
+    testFiles: z.array(z.string().max(1_000)).max(100).default([]),
+    /** The command's output, tail-truncated and redacted. */
+    output: text(8_000),
+    at,
+  }),
+);
 export const runFailed = ev('failed', z.object({ runId: id, reason: z.string().min(1).max(5_000), at }));
 
 export const runEvents = [
@@ -256,6 +288,7 @@ export const runEvents = [
   runReviewReported,
   runEscalated,
   runEscalationAnswered,
+  runRegressionChecked,
   runCompleted,
   runFailed,
 ];
@@ -275,6 +308,8 @@ export const startRun = defineCommand({
     operator: z.enum(operatorModes).default('interactive'),
     limits: runLimitsSchema.partial().default({}),
     tasks: z.array(runTaskSchema).min(1).max(200).optional(),
+    /** Makes it a fix run (needs `tasks`, one of them `fix.regressionTaskKey`). */
+    fix: runFixSchema.optional(),
   }),
   response: z.object({ runId: z.string(), streamVersion: z.string() }),
 });
@@ -318,6 +353,10 @@ export const runViewSchema = z.object({
   costUsd: z.string().nullable(),
   qaRounds: z.number(),
   escalations: z.array(z.object({ escalationId: z.string(), from: z.string(), to: z.string(), subject: z.string(), answered: z.boolean() })),
+  /** A fix run's checks of its test command, oldest first (absent on other runs). */
+  regressionChecks: z
+    .array(z.object({ stage: z.enum(['before-fix', 'after-fix']), ok: z.boolean(), exitCode: z.number().int(), commit: z.string(), at: z.string() }))
+    .optional(),
   resultDir: z.string().nullable(),
   branch: z.string().nullable(),
   verdict: z.string().nullable(),
@@ -383,7 +422,7 @@ export function summariseRunEvent(event: RunStreamEvent): string {
   switch (event.type) {
     case 'run.started': {
       const d = event.data;
-      return `Run '${oneLine(d.title, 80)}' started (${d.mode}, ${d.operator} operator${d.tasks ? `, ${count(d.tasks.length, 'operator task')}` : ''})`;
+      return `Run '${oneLine(d.title, 80)}' started (${d.mode}, ${d.operator} operator${d.tasks ? `, ${count(d.tasks.length, 'operator task')}` : ''}${d.fix ? `, fix of exception group ${d.fix.groupId}` : ''})`;
     }
     case 'run.workspace-prepared':
       return `Workspace ready at ${event.data.dir} on branch ${event.data.branch}`;
@@ -451,7 +490,18 @@ export function summariseRunEvent(event: RunStreamEvent): string {
       const stats = s ? `: ${count(s.tasks, 'task')}, ${count(s.attempts, 'attempt')}, ${count(s.qaRounds, 'QA round')} in ${duration(s.wallTimeMs)}` : '';
       return `Run completed (${d.verdict})${stats}; result on ${d.branch} in ${d.resultDir}`;
     }
+    case 'run.regression-checked':
+      return regressionCheckLine(event.data);
     case 'run.failed':
       return `Run failed: ${oneLine(event.data.reason)}`;
   }
+}
+
+/** A fix run's check as the CLI and the dashboard show it: ✓ when the stage got what it needs. */
+function regressionCheckLine(d: EventData<typeof runRegressionChecked>): string {
+  const at = d.commit ? ` at ${d.commit.slice(0, 7)}` : '';
+  if (d.stage === 'before-fix') {
+    return d.ok ? `Regression test fails before the fix ✓ (exit ${d.exitCode}${at})` : `Regression test does not fail before the fix ✗ (exit ${d.exitCode}${at}): sent back`;
+  }
+  return d.ok ? `Regression test passes after the fix ✓ (exit 0${at})` : `Regression test still fails after the fix ✗ (exit ${d.exitCode}${at}): sent back`;
 }

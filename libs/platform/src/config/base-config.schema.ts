@@ -92,6 +92,10 @@ export const baseConfigSchema = z.object({
   HS_STREAM_MAX_AGE: durationSchema.optional(),
   /** Size cap of each JetStream event stream, oldest discarded first: e.g. `10GB`; unset = unlimited. */
   HS_STREAM_MAX_BYTES: byteSizeSchema.optional(),
+  /** `off`: the service reports none of its own unhandled errors to Leon (error-reporting/). */
+  HS_REPORT_ERRORS: z.stringbool({ error: 'must be on or off' }).default(true),
+  /** The environment named on the errors the service reports. */
+  HS_ENVIRONMENT: z.string().min(1).max(64).default('development'),
 });
 
 export type BaseConfig = z.output<typeof baseConfigSchema>;

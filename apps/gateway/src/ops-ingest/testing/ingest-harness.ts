@@ -36,7 +36,8 @@ export async function startIngestHarness(label: string, env: Record<string, stri
   const namespace = `gwi-${randomBytes(4).toString('hex')}`;
   const h = await startGatewayHarness({ label, teamManager: false, env: { HS_NAMESPACE: namespace, ...env } });
   const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-  const leonEnv = { DATABASE_URL: h.db.url, NATS_URL: natsUrl, LOG_LEVEL: 'warn', HS_NAMESPACE: namespace, ...env };
+  // Triage off unless a spec turns it on: it moves every opened group on from NEW.
+  const leonEnv = { DATABASE_URL: h.db.url, NATS_URL: natsUrl, LOG_LEVEL: 'warn', HS_NAMESPACE: namespace, HS_OPS_TRIAGE: 'off', ...env };
   const leon: NestFastifyApplication = await createServiceApp(OpsLeonModule.forRoot(loadConfig(opsLeonConfig, leonEnv, OPS_LEON)), { bufferLogs: false });
   await leon.init();
   await h.http().listen({ port: 0, host: '127.0.0.1' });

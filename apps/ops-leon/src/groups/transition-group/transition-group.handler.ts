@@ -9,9 +9,9 @@ import { GroupLifecycle } from '../group-lifecycle.service';
 import type { GroupCommand } from '../group.decider';
 
 /**
- * `transition-group`: the operator dismisses (with a reason), escalates, resolves by hand or
- * reopens a group. A resolution records the releases the group was seen in so far, against which
- * a later event is judged a regression.
+ * `transition-group`: the operator dismisses (with a reason), escalates, resolves by hand,
+ * reopens a group, or asks Leon to fix an escalated one. A resolution records the releases the
+ * group was seen in so far, against which a later event is judged a regression.
  */
 @Controller()
 export class TransitionGroupHandler {
@@ -27,6 +27,9 @@ export class TransitionGroupHandler {
     if (r.action === 'resolve') {
       const row = await this.reads.one(GroupRow, { groupId: r.groupId });
       command = { type: 'resolve', manual: true, releases: row?.releases ?? [], ...act };
+    } else if (r.action === 'fix') {
+      // Remediation starts the run when it sees a fix proposed by someone other than Leon (remediation/).
+      command = { type: 'propose-fix', ...act };
     } else {
       command = { type: r.action, ...act };
     }

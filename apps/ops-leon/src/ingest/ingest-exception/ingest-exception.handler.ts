@@ -1,7 +1,6 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import { ErrorCodes, exceptionIngestStreamId, HeadspaceError, ingestException } from '@headspace/contracts';
-import { EventStore } from '@headspace/event-store';
 import type { RequestContext } from '@headspace/messaging';
 import { APP_CONFIG } from '@headspace/platform';
 import type { z } from 'zod';
@@ -10,21 +9,24 @@ import { groupIdOf, groupingOf } from '../../grouping/fingerprint';
 import { opsMetrics } from '../../ops-metrics';
 import { ProjectDirectory } from '../../projects/project-directory';
 import { GroupGate } from '../group-gate';
+import { IngestGroupCommit } from '../ingest-group-commit';
 import { RateLimiter } from '../rate-limiter';
 import { recordableReport } from '../redact-report';
 
 /**
  * `ingest-exception` (from the gateway's ingest routes): key checked, rate limited, fingerprinted,
  * then recorded ONCE per (project, client event id) as `exception.received` on one of the
- * project's ingest shards — a deterministic event id makes a client's retry a no-op. Counting is
- * the groups projection's job, so a storm of one fingerprint never contends on the group's stream.
+ * project's ingest shards — a deterministic event id makes a client's retry a no-op — in one
+ * statement with the receipts of concurrent requests (IngestGroupCommit), answered after its
+ * commit. Counting is the groups projection's job, so a storm of one fingerprint never contends on
+ * the group's stream.
  */
 @Controller()
 export class IngestExceptionHandler {
   private readonly limiter: RateLimiter;
 
   constructor(
-    private readonly store: EventStore,
+    private readonly receipts: IngestGroupCommit,
     private readonly directory: ProjectDirectory,
     private readonly gate: GroupGate,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -49,8 +51,9 @@ export class IngestExceptionHandler {
     const report = recordableReport(r.report, grouping.frames);
     const shard = parseInt(report.eventId.slice(0, 8), 16) % this.config.HS_OPS_INGEST_SHARDS;
     const data = { project: project.project, projectId: project.projectId, groupId, fingerprint: grouping.fingerprint, receivedAt: r.receivedAt, report };
-    const appended = await this.store.append(exceptionIngestStreamId(project.projectId, shard), [{ type: 'exception.received', data }], {
-      expected: 'any',
+    const appended = await this.receipts.append({
+      streamId: exceptionIngestStreamId(project.projectId, shard),
+      events: [{ type: 'exception.received', data }],
       context: { correlationId: ctx.correlationId, causationId: ctx.causationId, traceparent: ctx.traceparent, tracestate: ctx.tracestate },
       commandId: `ingest:${project.projectId}:${report.eventId}`,
     });

@@ -23,6 +23,9 @@ export class CreateProjectHandler {
       repository: r.repository,
       trusted: r.trusted,
       environments: r.environments,
+      ...(r.team ? { team: r.team } : {}),
+      testCommand: r.testCommand,
+      verifyWindowSeconds: r.verifyWindowSeconds,
       createdBy: r.actor,
       now: new Date().toISOString(),
     };

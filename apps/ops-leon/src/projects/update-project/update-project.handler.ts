@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import { ProjectDirectory } from '../project-directory';
 import { mustExist, projectDecider } from '../project.decider';
 
-/** `update-project`: display name, repository, trusted flag, environments; the ones not given stay. */
+/** `update-project`: display name, repository, trusted flag, environments, team, test command, verify window; the ones not given stay. */
 @Controller()
 export class UpdateProjectHandler {
   constructor(
@@ -33,6 +33,9 @@ export class UpdateProjectHandler {
         repository: p.repository,
         trusted: p.trusted,
         environments: p.environments,
+        team: p.team ?? null,
+        testCommand: p.testCommand,
+        verifyWindowSeconds: p.verifyWindowSeconds,
         createdAt: history[0].recordedAt.toISOString(),
         updatedAt: (outcome.events.at(-1)?.data as { at?: string } | undefined)?.at ?? now,
       },

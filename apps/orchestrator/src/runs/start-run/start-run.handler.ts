@@ -55,6 +55,7 @@ export class StartRunHandler {
       limits: runLimitsSchema.parse(input.limits),
       roster: await this.roster(),
       ...(input.tasks ? { tasks: input.tasks } : {}),
+      ...(input.fix ? { fix: input.fix } : {}),
       simulated: this.sessions.simulated,
       now: new Date().toISOString(),
     });

@@ -2,12 +2,14 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { composePrompt, createHookEngine, LearningsStore, SkillFileStore } from '@headspace/agent-runtime';
 import { ErrorCodes, exportManifest, HeadspaceError, listPersonas, openInbox, type EventData, type sessionStarted } from '@headspace/contracts';
 import { request } from '@headspace/messaging';
-import { APP_CONFIG, NATS_CONNECTION } from '@headspace/platform';
+import { EventStore } from '@headspace/event-store';
+import { APP_CONFIG, ErrorReporter, NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AppConfig } from '../../config';
 import { teamMailAdapter } from '../adapters/team-mail.adapter';
+import { HookFailureReporter } from '../hook-failures/hook-failure-reporter';
 import type { MailPort } from '../run-session/session-ports';
 import type { SessionLimits, SessionPorts } from '../run-session/agent-session.runner';
 import { SessionSandbox } from '../sandbox/session-sandbox.service';
@@ -36,6 +38,7 @@ export class DefaultSessionPortsFactory implements SessionPortsFactory {
   private readonly logger = new Logger('SessionPorts');
   private readonly learnings: LearningsStore;
   private readonly skills: SkillFileStore;
+  private readonly hookFailures: HookFailureReporter;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -43,7 +46,10 @@ export class DefaultSessionPortsFactory implements SessionPortsFactory {
     private readonly llm: LlmBackendProvider,
     @Inject(TEAM_TOOLS_PORT) private readonly teamTools: TeamToolsFor,
     private readonly sandboxes: SessionSandbox,
+    reporter: ErrorReporter,
+    store: EventStore,
   ) {
+    this.hookFailures = new HookFailureReporter(reporter, store);
     this.learnings = new LearningsStore({ home: config.HS_AGENT_HOME });
     this.skills = new SkillFileStore(this.learnings);
   }
@@ -61,7 +67,8 @@ export class DefaultSessionPortsFactory implements SessionPortsFactory {
         locations: { homeDir: this.config.HS_AGENT_HOME, ...(this.config.HS_MANAGED_SETTINGS ? { managedPath: this.config.HS_MANAGED_SETTINGS } : {}) },
         builtins: this.config.HS_FORMAT_COMMAND ? { formatOnWrite: { command: this.config.HS_FORMAT_COMMAND } } : {},
         ...(sandbox ? { sandbox } : {}),
-      }),
+        onAsyncOutcome: (outcome) => this.hookFailures.outcome(outcome, started),
+      }).then((engine) => this.hookFailures.watch(engine, started)),
       this.systemPrompt(started, member, policy.owns),
     ]);
     const ports: SessionPorts = {

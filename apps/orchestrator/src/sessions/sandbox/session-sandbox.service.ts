@@ -56,8 +56,8 @@ export class SessionSandbox implements OnApplicationBootstrap {
     if (s.status === 'unavailable') throw new HeadspaceError(ErrorCodes.sandboxUnavailable, `Agent sessions cannot start: ${s.reason}. Set HS_SANDBOX=off to run agents unsandboxed.`);
   }
 
-  /** The sandbox of a session's tools and hooks; undefined when it runs unsandboxed (said in the log). */
-  async forSession(started: Started, workspace: string): Promise<Sandbox | undefined> {
+  /** The sandbox of a session's tools and hooks (or of a command the orchestrator runs on a persona's behalf); undefined when it runs unsandboxed (said in the log). */
+  async forSession(started: Pick<Started, 'sessionId' | 'team' | 'persona'>, workspace: string): Promise<Sandbox | undefined> {
     if (this.config.HS_SANDBOX === 'off') {
       this.logger.warn(`session ${started.sessionId} (${started.persona}): ${OFF_WARNING}`);
       return undefined;
