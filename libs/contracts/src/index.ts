@@ -15,3 +15,4 @@ export * from './orchestrator/run-source';
 export * from './redaction/secret-names';
 export * from './redaction/redact';
 export * from './ops-leon';
+export * from './webhooks/webhook-signature';

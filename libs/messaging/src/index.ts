@@ -1,6 +1,7 @@
 export * from './messaging-error';
 export * from './headers/hs-headers';
 export * from './envelope/event-envelope';
+export * from './envelope/cloud-event';
 export * from './provisioning/jetstream-provisioning';
 export * from './relay/nats-relay';
 export * from './consumer/event-consumer';
