@@ -13,6 +13,7 @@ import { benchSandbox } from './sandbox.bench';
 import { runGatewayHttpBench } from './gateway-http.bench';
 import { runGatewaySseBench } from './gateway-sse.bench';
 import { benchOpsIngest } from './ops-ingest.bench';
+import { benchWebhooks } from './webhooks.bench';
 import { printTable, type BenchRow } from './bench-kit';
 
 /**
@@ -38,6 +39,7 @@ async function main() {
     ['sandbox', () => benchSandbox({ quick })],
     ['example-run', () => benchExampleRun({ quick })],
     ['ops-ingest', () => benchOpsIngest({ quick })],
+    ['webhooks', () => benchWebhooks({ quick })],
   ];
   for (const [name, run] of sections) {
     if (only && only !== name) continue;

@@ -79,12 +79,20 @@ function entrypoint(name: string): string[] {
   return serviceCommand(name, join(__dirname, '..'), ROOT);
 }
 
+const SEALING_KEYS: Record<string, () => Record<string, string>> = {
+  'ops-leon': () => ({ HS_OPS_SECRET_KEY: sealingKey('HS_OPS_SECRET_KEY', 'ops-secret-key') }),
+  gateway: () => ({ HS_WEBHOOK_SECRET_KEY: sealingKey('HS_WEBHOOK_SECRET_KEY', 'webhook-secret-key') }),
+};
+
 const loud = (line: string) => !/"level":"(trace|debug|info)"/.test(line) && !/\bLOG\b.*\[(InstanceLoader|RoutesResolver|RouterExplorer|NestFactory|NestApplication)\]/.test(line);
 
-/** The key sealing Leon's webhook secrets (ADR 0022): the operator's, else one kept in .headspace/ (0600). */
-function opsSecretKey(): string {
-  if (process.env.HS_OPS_SECRET_KEY) return process.env.HS_OPS_SECRET_KEY;
-  const file = join(REPO, '.headspace', 'ops-secret-key');
+/**
+ * A key sealing stored webhook secrets (Leon's notifications, ADR 0022; the gateway's subscriptions,
+ * ADR 0027): the operator's, else one kept in .headspace/ (0600), so every start opens what the last sealed.
+ */
+function sealingKey(variable: 'HS_OPS_SECRET_KEY' | 'HS_WEBHOOK_SECRET_KEY', fileName: string): string {
+  if (process.env[variable]) return process.env[variable];
+  const file = join(REPO, '.headspace', fileName);
   if (!existsSync(file)) {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
@@ -103,7 +111,7 @@ function launch(name: string, port: number, index: number, extraEnv: Record<stri
   const child = spawn(process.execPath, entrypoint(name), {
     cwd: ROOT,
     // Services run from dist/: the default source root is the checkout's examples/, not dist's.
-    env: { HS_SOURCE_ROOTS: join(REPO, 'examples'), ...extraEnv, ...serviceProcessEnv(name, withoutModelKey(name, process.env), DB_ROLES), ...serviceNatsEnv(name, process.env), HTTP_PORT: String(port), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', SERVICE_NAME: name, ...(name === 'ops-leon' ? { HS_OPS_SECRET_KEY: opsSecretKey() } : {}) },
+    env: { HS_SOURCE_ROOTS: join(REPO, 'examples'), ...extraEnv, ...serviceProcessEnv(name, withoutModelKey(name, process.env), DB_ROLES), ...serviceNatsEnv(name, process.env), HTTP_PORT: String(port), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', SERVICE_NAME: name, ...SEALING_KEYS[name]?.() },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const running: Running = { name, port, child, tail: [] };

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { PlatformModule } from '@headspace/platform';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { AsyncApiController } from './asyncapi/asyncapi.controller';
 import { AuthGuard } from './auth/auth.guard';
 import { SERVICE, type AppConfig } from './config';
 import { HttpSetup } from './http/http-setup.service';
@@ -11,6 +12,7 @@ import { OpsIngestModule } from './ops-ingest/ops-ingest.module';
 import { RoutesModule } from './routes/routes.module';
 import { StreamModule } from './stream/stream.module';
 import { TokensModule } from './tokens/tokens.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({})
 export class AppModule {
@@ -23,8 +25,9 @@ export class AppModule {
         RoutesModule,
         StreamModule,
         OpsIngestModule,
+        WebhooksModule,
       ],
-      controllers: [OpenApiController],
+      controllers: [OpenApiController, AsyncApiController],
       providers: [
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
         { provide: APP_GUARD, useClass: AuthGuard },

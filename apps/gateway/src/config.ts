@@ -1,6 +1,7 @@
 import type { ServiceName } from '@headspace/contracts';
 import { baseConfigSchema, portSchema } from '@headspace/platform';
 import { z } from 'zod';
+import { webhooksConfigShape } from './webhooks/webhooks.config';
 
 export const SERVICE: ServiceName = 'gateway';
 
@@ -38,6 +39,7 @@ export const configSchema = baseConfigSchema.extend({
   HS_OPS_INGEST_MAX_BYTES: positiveInt(5_242_880),
   /** How long a NATS command or query may take before the gateway answers 503. */
   HS_REQUEST_TIMEOUT_MS: positiveInt(5_000),
+  ...webhooksConfigShape,
 });
 
 export type AppConfig = z.output<typeof configSchema>;

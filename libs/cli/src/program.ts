@@ -9,6 +9,7 @@ import { printJson, printRecord, printTable, processIo, success, withSpinner, ty
 import { tail } from './tail';
 import { addRunCommands } from './run/run-commands';
 import { addOpsCommands } from './ops/ops-commands';
+import { addWebhookCommands } from './webhooks/webhook-commands';
 
 type Row = Record<string, unknown>;
 
@@ -391,6 +392,7 @@ export function buildProgram(ctx: RunContext): Command {
   // ---- runs ------------------------------------------------------------------------------------
   addRunCommands(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) });
   addOpsCommands(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) }, ctx.env);
+  addWebhookCommands(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) }, ctx.env);
 
   return program;
 }

@@ -45,3 +45,4 @@ export { ErrorReporter, type ErrorReporterOptions, type ReportSink, type ReportO
 export { isUnexpectedError, reportOfError, topFrameOf, type Capture } from './error-reporting/error-report';
 export { reportProcessCrashes } from './error-reporting/process-crash-reporting';
 export { headspaceRelease } from './error-reporting/release';
+export * from './secrets/secret-box';

@@ -10,8 +10,8 @@ const rank = (role: GatewayRole) => gatewayRoles.indexOf(role);
 
 export const roleAtLeast = (principal: Principal, required: GatewayRole) => rank(principal.role) >= rank(required);
 
-/** Paths anyone may call: probes and the API description (metrics are on the internal METRICS_PORT, not here). */
-const PUBLIC_PATH = /^\/(?:health\/(?:live|ready)|api\/openapi\.json|api\/docs)$/;
+/** Paths anyone may call: probes and the API and event descriptions (metrics are on the internal METRICS_PORT, not here). */
+const PUBLIC_PATH = /^\/(?:health\/(?:live|ready)|api\/(?:openapi|asyncapi)\.json|api\/docs(?:\/events)?)$/;
 
 export const pathOf = (url: string) => url.split('?', 1)[0];
 

@@ -26,6 +26,8 @@ export interface CallContext {
   idempotencyKey?: string;
   /** The caller's bearer token: only to seal an answer that this caller alone may be shown again. */
   callerToken?: string;
+  /** A provider of the gateway, for routes the gateway serves itself (webhook subscriptions). */
+  get<T>(type: abstract new (...args: never[]) => T): T;
   /** A NATS command or query; commands carry the request's Idempotency-Key as their command id. */
   send<D extends RequestDefinition>(definition: D, body: z.input<D['request']>): Promise<z.output<D['response']>>;
 }

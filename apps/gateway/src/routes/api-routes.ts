@@ -12,6 +12,7 @@ import { runRoutes } from './run.routes';
 import { taskRoutes } from './task.routes';
 import { teamRoutes } from './team.routes';
 import { tokenRoutes } from './token.routes';
+import { webhookRoutes } from '../webhooks/webhook.routes';
 
 /** Every REST operation of the gateway. Routing, auth, OpenAPI and the fuzz test all read this. */
 export const apiRoutes: ApiRoute[] = [
@@ -28,4 +29,5 @@ export const apiRoutes: ApiRoute[] = [
   ...tokenRoutes,
   ...opsRoutes,
   ...opsNotificationRoutes,
+  ...webhookRoutes,
 ];

@@ -1,4 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { ErrorCodes, HeadspaceError, parseOrThrow, type RequestDefinition } from '@headspace/contracts';
 import { APP_CONFIG, NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
@@ -22,6 +23,7 @@ export class RouteDispatcher {
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly tokens: TokenService,
+    @Optional() private readonly moduleRef?: ModuleRef,
   ) {}
 
   async dispatch(route: ApiRoute, req: FastifyRequest, reply?: FastifyReply): Promise<unknown> {
@@ -46,6 +48,7 @@ export class RouteDispatcher {
       params,
       principal,
       tokens: this.tokens,
+      get: (type) => this.moduleRef!.get(type, { strict: false }),
       parsed,
       idempotencyKey: commandId,
       callerToken: presentedToken(req),

@@ -2,13 +2,15 @@ import type { ServerResponse } from 'node:http';
 import { canSeeTeam, type Principal } from '../auth/principal';
 import { encodeCursor, type Cursor } from './sse-cursor';
 import type { StreamEvent } from './stream-event';
-import type { EventFilter } from './stream-filter';
+import type { EventFilter, StreamFormat } from './stream-filter';
 
 export type DropReason = 'buffer-overflow' | 'resume-overflow' | 'replay-failed';
 
 export interface SseClientOptions {
   principal: Principal;
   filter: EventFilter;
+  /** What each frame's data is: the Headspace summary form (default) or the CloudEvent. */
+  format?: StreamFormat;
   /** Bytes written but not yet taken by the socket before the client is dropped. */
   maxBufferedBytes: number;
   /** Live events held per client while a replay runs, before the client is dropped. */
@@ -77,7 +79,7 @@ export class SseClient {
     if (!canSeeTeam(this.options.principal, event.team) || !this.options.filter.matches(event)) return;
     this.delivered++;
     this.lastId = encodeCursor(this.cursor);
-    this.write(`id: ${this.lastId}\n${event.frame}`);
+    this.write(`id: ${this.lastId}\n${this.options.format === 'cloudevents' ? event.cloudFrame() : event.frame}`);
   }
 
   /** Counts one replayed message; false once the connection's replay budget is spent. */

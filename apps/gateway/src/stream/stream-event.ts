@@ -15,6 +15,8 @@ export interface StreamEvent {
   actors: readonly string[];
   /** `event: <type>\ndata: <json>\n\n`: everything of the SSE message but the per-client `id:`. */
   frame: string;
+  /** `data: <CloudEvent json>\n\n` (`format=cloudevents`), built on first use and then shared. */
+  cloudFrame(): string;
 }
 
 /** The JSON of an SSE message's `data:` line. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { ErrorCodes, HeadspaceError, namespacedStreamName, namespacedSubject } from '@headspace/contracts';
-import { decodeEnvelope, headerValue, HsHeaders } from '@headspace/messaging';
+import { decodeEnvelope, headerValue, HsHeaders, toCloudEvent } from '@headspace/messaging';
 import { NATS_CONNECTION } from '@headspace/platform';
 import { meter } from '@headspace/telemetry';
 import {
@@ -366,7 +366,8 @@ export class StreamHub implements OnModuleInit, BeforeApplicationShutdown {
     const type = envelope.type.replace(/[\r\n]/g, ' ');
     // Run and session events name their team in the envelope's metadata (their payloads do not all carry it).
     const team = teamOf(type, envelope.streamId, data) ?? (typeof envelope.metadata.team === 'string' ? envelope.metadata.team : undefined);
-    const traceId = traceIdOf(headerValue(msg.headers, HsHeaders.traceparent) ?? envelope.metadata.traceparent);
+    const traceparent = headerValue(msg.headers, HsHeaders.traceparent) ?? envelope.metadata.traceparent;
+    const traceId = traceIdOf(traceparent);
     const runId = typeof data.runId === 'string' ? data.runId : typeof envelope.metadata.runId === 'string' ? envelope.metadata.runId : undefined;
     const payload: StreamEventPayload = {
       eventId: envelope.eventId,
@@ -378,6 +379,7 @@ export class StreamHub implements OnModuleInit, BeforeApplicationShutdown {
       summary: this.summariser.summarise(type, data),
       data: envelope.data,
     };
+    let cloudFrame: string | undefined;
     return {
       streamKey,
       seq: msg.seq,
@@ -387,8 +389,24 @@ export class StreamHub implements OnModuleInit, BeforeApplicationShutdown {
       runId,
       actors: actorsOf(type, data),
       frame: `event: ${type}\ndata: ${JSON.stringify(payload)}\n\n`,
+      cloudFrame: () => (cloudFrame ??= `data: ${JSON.stringify(cloudEventOf(streamKey, envelope, type, traceparent))}\n\n`),
     };
   }
+}
+
+/** The CloudEvent of a decoded envelope; the owning service is the stream's cursor key (`team_manager` → `team-manager`). */
+function cloudEventOf(streamKey: string, envelope: ReturnType<typeof decodeEnvelope>, type: string, traceparent: string | undefined) {
+  return toCloudEvent(
+    {
+      ...envelope,
+      type,
+      streamVersion: envelope.streamVersion.toString(),
+      globalPosition: envelope.globalPosition.toString(),
+      recordedAt: envelope.recordedAt.toISOString(),
+      metadata: traceparent === undefined ? envelope.metadata : { ...envelope.metadata, traceparent },
+    },
+    streamKey.replace(/_/g, '-'),
+  );
 }
 
 function isStreamGone(error: unknown): boolean {

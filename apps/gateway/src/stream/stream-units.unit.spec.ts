@@ -57,7 +57,7 @@ describe('event fields used by filters', () => {
 });
 
 describe('stream query and filter', () => {
-  const event = (type: string, team?: string, actors: string[] = []): StreamEvent => ({ streamKey: 's', seq: 1, eventId: 'e', type, team, actors, frame: '' });
+  const event = (type: string, team?: string, actors: string[] = []): StreamEvent => ({ streamKey: 's', seq: 1, eventId: 'e', type, team, actors, frame: '', cloudFrame: () => '' });
 
   it('matches exact types and category wildcards', () => {
     const f = eventFilter(parseStreamQuery({ types: 'task.*, approval.requested' }));
@@ -72,6 +72,20 @@ describe('stream query and filter', () => {
     expect(f.matches(event('task.claimed', 'alpha', ['con']))).toBe(true);
     expect(f.matches(event('task.claimed', 'beta', ['con']))).toBe(false);
     expect(f.matches(event('task.claimed', 'alpha', ['al']))).toBe(false);
+  });
+
+  it('follows several teams given as a comma list, and no event without a team', () => {
+    const f = eventFilter(parseStreamQuery({ team: 'alpha, beta' }));
+    expect(f.matches(event('task.claimed', 'alpha'))).toBe(true);
+    expect(f.matches(event('task.claimed', 'beta'))).toBe(true);
+    expect(f.matches(event('task.claimed', 'gamma'))).toBe(false);
+    expect(f.matches(event('persona.registered'))).toBe(false);
+  });
+
+  it('reads the frame format: headspace by default, cloudevents on request, anything else a 400 naming format', () => {
+    expect(parseStreamQuery({}).format).toBe('headspace');
+    expect(parseStreamQuery({ format: 'cloudevents' }).format).toBe('cloudevents');
+    expect(() => parseStreamQuery({ format: 'xml' })).toThrow(expect.objectContaining({ field: 'format' }));
   });
 
   it('rejects malformed types and since values naming the field', () => {

@@ -9,10 +9,11 @@ import { streamPrincipal } from './stream-principal';
 /**
  * `GET /api/v1/stream`: the live event feed as Server-Sent Events.
  *
- * Query: `team`, `run`, `persona`, `types` (comma list, `category.*` wildcards), `since`
- * (`new` — the default —, `all`, or an ISO time; ignored when `Last-Event-ID` is sent).
+ * Query: `team` (one or a comma list), `run`, `persona`, `types` (comma list, `category.*` wildcards),
+ * `since` (`new` — the default —, `all`, or an ISO time; ignored when `Last-Event-ID` is sent), `format`.
  * Every message: `id:` (a resumable cursor), `event:` (the event type), `data:` JSON
  * `{eventId, type, time, team?, traceId?, streamId, summary, data}`; `: ping` comments keep the line alive.
+ * With `format=cloudevents` a message is `id:` and `data:` only, the data a CloudEvents 1.0 JSON event.
  * Reconnecting with `Last-Event-ID` (header, or `lastEventId` in the query) resumes with the next
  * event of every stream: no gap, no duplicate. A replay reads at most HS_SSE_MAX_REPLAY messages,
  * then sends `event: replay-limit` (with the id reached) and ends: reconnecting continues it.
@@ -56,7 +57,7 @@ export class StreamController {
       'x-accel-buffering': 'no',
     });
     res.socket?.setNoDelay(true);
-    const client = this.hub.createClient(res, { principal, filter: eventFilter(query) });
+    const client = this.hub.createClient(res, { principal, filter: eventFilter(query), format: query.format });
     res.on('close', () => {
       client.markClosed();
       release();

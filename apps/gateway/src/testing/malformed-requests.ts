@@ -63,6 +63,7 @@ const BAD_PARAMS: Record<string, string[]> = {
   runId: ['UPPER', 'a.b', 'x'.repeat(64)],
   groupId: ['grp_x', 'GRP_000000000000000000000000', 'x'.repeat(30)],
   keyId: ['x'.repeat(101)],
+  deliveryId: ['whd_x', 'x'.repeat(65)],
 };
 
 const BAD_JSON = ['{"name": ', '{', '{"a":1,}', '[1,2', 'nul', "{'a':1}", '{"a":"\\x"}'];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SecretBox } from './shared/secret-box';
+import { SecretBox } from '@headspace/platform';
 
 const positiveInt = (defaultValue: number, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number({ error: 'must be a positive integer' }).int({ error: 'must be a positive integer' }).positive({ error: 'must be a positive integer' }).max(max).default(defaultValue);

@@ -19,6 +19,10 @@ export const GatewayErrorCodes = {
   gatewayIdempotencyKeyReused: 'GATEWAY.IDEMPOTENCY_KEY_REUSED',
   gatewayIdempotencyReplayExpired: 'GATEWAY.IDEMPOTENCY_REPLAY_EXPIRED',
   apiTokenNotFound: 'TOKEN.NOT_FOUND',
+  webhookNotFound: 'WEBHOOK.NOT_FOUND',
+  webhookDeliveryNotFound: 'WEBHOOK.DELIVERY_NOT_FOUND',
+  /** HS_WEBHOOK_SECRET_KEY is not set: subscription secrets cannot be sealed or opened (503). */
+  webhookSecretKeyUnavailable: 'WEBHOOK.SECRET_KEY_UNAVAILABLE',
 } as const;
 
 /** HTTP status for codes of this area that the suffix rules of http-status.ts would map wrongly. */

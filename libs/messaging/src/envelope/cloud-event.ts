@@ -21,9 +21,9 @@ export interface CloudEvent<T = unknown> {
   traceparent?: string;
   tracestate?: string;
   /** The global log position (decimal string): resume or backfill from here. */
-  headspaceposition: string;
-  headspacestreamversion: string;
-  headspaceschemaversion: number;
+  hsposition: string;
+  hsstreamversion: string;
+  hsschemaversion: number;
 }
 
 export const CLOUD_EVENT_TYPE_PREFIX = 'headspace.';
@@ -44,8 +44,8 @@ export function toCloudEvent<T = unknown>(envelope: EventEnvelope & { data: T },
     data: envelope.data,
     ...(typeof traceparent === 'string' ? { traceparent } : {}),
     ...(typeof tracestate === 'string' ? { tracestate } : {}),
-    headspaceposition: envelope.globalPosition,
-    headspacestreamversion: envelope.streamVersion,
-    headspaceschemaversion: envelope.schemaVersion,
+    hsposition: envelope.globalPosition,
+    hsstreamversion: envelope.streamVersion,
+    hsschemaversion: envelope.schemaVersion,
   };
 }

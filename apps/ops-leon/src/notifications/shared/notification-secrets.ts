@@ -1,8 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HeadspaceError, NotificationErrorCodes } from '@headspace/contracts';
-import { APP_CONFIG } from '@headspace/platform';
+import { APP_CONFIG, SecretBox } from '@headspace/platform';
 import type { NotificationsConfig } from '../notifications.config';
-import { SecretBox, webhookSecretContext } from './secret-box';
+
+/** The associated data of a webhook's sealed secret. */
+export const webhookSecretContext = (project: string, webhookId: string) => `webhook:${project}:${webhookId}`;
 
 /** Seals and opens webhook secrets with HS_OPS_SECRET_KEY; every use without the key is a typed 503 naming it. */
 @Injectable()
@@ -10,7 +12,7 @@ export class NotificationSecrets {
   private readonly box?: SecretBox;
 
   constructor(@Inject(APP_CONFIG) config: NotificationsConfig) {
-    this.box = config.HS_OPS_SECRET_KEY ? SecretBox.fromKey(config.HS_OPS_SECRET_KEY) : undefined;
+    this.box = config.HS_OPS_SECRET_KEY ? SecretBox.fromKey(config.HS_OPS_SECRET_KEY, 'HS_OPS_SECRET_KEY') : undefined;
   }
 
   seal(project: string, webhookId: string, secret: string, field: string): string {

@@ -1,24 +1,28 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
 /**
- * Seals webhook secrets before they enter the log (ADR 0022): AES-256-GCM under HS_OPS_SECRET_KEY,
- * a fresh 96-bit IV per seal, the project and webhook id as associated data (a sealed secret copied
- * onto another webhook does not open). The key id in front names the key that sealed it, so a
- * rotated key is reported as such instead of as tampering.
+ * Seals secrets a service must keep but never show (webhook secrets: Leon's notifications, the
+ * gateway's subscriptions; ADR 0022): AES-256-GCM under a service key, a fresh 96-bit IV per seal,
+ * a context naming the owner as associated data (a sealed secret copied onto another owner does not
+ * open). The key id in front names the key that sealed it, so a rotated key is reported as such
+ * instead of as tampering.
  */
 export class SecretBox {
   readonly keyId: string;
 
-  private constructor(private readonly key: Buffer) {
+  private constructor(
+    private readonly key: Buffer,
+    private readonly keyName: string,
+  ) {
     this.keyId = createHash('sha256').update(key).digest('hex').slice(0, 8);
   }
 
   /** 32 bytes as 64 hex characters or base64/base64url; anything else is refused (the caller names the variable). */
-  static fromKey(encoded: string): SecretBox {
+  static fromKey(encoded: string, keyName = 'the key'): SecretBox {
     const value = encoded.trim();
     const key = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
     if (key.length !== 32) throw new Error('must be 32 bytes, as 64 hex characters or base64');
-    return new SecretBox(key);
+    return new SecretBox(key, keyName);
   }
 
   seal(secret: string, context: string): string {
@@ -32,13 +36,10 @@ export class SecretBox {
   open(sealed: string, context: string): string {
     const [version, keyId, iv, ciphertext, tag] = sealed.split('.');
     if (version !== 'v1' || !tag) throw new Error('not a sealed secret');
-    if (keyId !== this.keyId) throw new Error(`sealed under key ${keyId}, HS_OPS_SECRET_KEY is key ${this.keyId}`);
+    if (keyId !== this.keyId) throw new Error(`sealed under key ${keyId}, ${this.keyName} is key ${this.keyId}`);
     const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
     decipher.setAAD(Buffer.from(context));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
   }
 }
-
-/** The associated data of a webhook's sealed secret. */
-export const webhookSecretContext = (project: string, webhookId: string) => `webhook:${project}:${webhookId}`;
