@@ -70,7 +70,14 @@ describe('headspace webhooks against the gateway', { timeout: 180_000 }, () => {
     const [delivered] = await waitFor(() => receiver.delivered('/cli').length > 0 && receiver.delivered('/cli'), { message: 'team.created at the receiver' });
     expect(verifyWebhook(hookSecret, delivered!.body, delivered!.headers['headspace-signature'] as string).ok).toBe(true);
 
-    const deliveries = await json<Array<{ deliveryId: string; state: string; responseStatus: number }>>(['webhooks', 'deliveries', created.id]);
+    // The receiver can answer before the sender records the attempt.
+    const deliveries = await waitFor(
+      async () => {
+        const list = await json<Array<{ deliveryId: string; state: string; responseStatus: number }>>(['webhooks', 'deliveries', created.id]);
+        return list[0]?.state === 'succeeded' && list;
+      },
+      { message: 'the delivery recorded as succeeded' },
+    );
     expect(deliveries).toEqual([expect.objectContaining({ state: 'succeeded', responseStatus: 200 })]);
     await json(['webhooks', 'redeliver', created.id, deliveries[0]!.deliveryId]);
     expect(await json(['webhooks', 'backfill', created.id, '--since', '2000-01-01T00:00:00Z'])).toMatchObject({ scheduled: 1 });
