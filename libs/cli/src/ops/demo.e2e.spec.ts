@@ -4,7 +4,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { verifyWebhook } from '@headspace/contracts';
 import { createServiceApp, loadConfig } from '@headspace/platform';
+import { followEvents, type HeadspaceEvent } from '@headspace/subscriber-sdk';
 import { waitFor } from '@headspace/testing';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +17,8 @@ import { SseTestClient } from '../../../../apps/gateway/src/stream/testing/sse-t
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { startGatewayHarness, type GatewayHarness } from '../../../../apps/gateway/src/testing/gateway-harness';
 // eslint-disable-next-line @nx/enforce-module-boundaries
+import { WebhookReceiver } from '../../../../apps/gateway/src/webhooks/testing/webhook-receiver';
+// eslint-disable-next-line @nx/enforce-module-boundaries
 import { AppModule as OpsLeonModule } from '../../../../apps/ops-leon/src/app.module';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { SERVICE as OPS_LEON, configSchema as opsLeonConfig } from '../../../../apps/ops-leon/src/config';
@@ -22,6 +26,7 @@ import { SERVICE as OPS_LEON, configSchema as opsLeonConfig } from '../../../../
 const repo = resolve(__dirname, '../../../..');
 const demoApp = join(repo, 'examples', 'ops', 'demo-app');
 const TEAM = 'ops-demo';
+const HOOK_SECRET = `whsec_${randomBytes(16).toString('hex')}`;
 
 interface Transition {
   type: string;
@@ -63,6 +68,7 @@ describe('Leon: from the demo app’s exception to a verified fix, through HTTP'
   let baseUrl: string;
   let dir: string;
   let stream: SseTestClient;
+  let receiver: WebhookReceiver;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'hs-fix-lifecycle-'));
@@ -75,6 +81,7 @@ describe('Leon: from the demo app’s exception to a verified fix, through HTTP'
       SESSION_SWEEP_MS: '500',
       HS_OPS_TRIAGE_POLL_MS: '100',
       HS_OPS_REMEDIATION_POLL_MS: '200',
+      HS_WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
     };
     h = await startGatewayHarness({ label: 'fixlifecycle', orchestrator: true, costGovernor: true, env });
     const leonEnv = { DATABASE_URL: h.db.url, NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', LOG_LEVEL: 'warn', ...env };
@@ -83,10 +90,14 @@ describe('Leon: from the demo app’s exception to a verified fix, through HTTP'
     await h.http().listen({ port: 0, host: '127.0.0.1' });
     baseUrl = `http://127.0.0.1:${(h.http().server.address() as { port: number }).port}`;
     stream = await SseTestClient.open(`${baseUrl}/api/v1/stream?since=all&types=group.*`, { authorization: `Bearer ${h.adminToken}` });
+    // An event subscriber (issue 29): the team's run events delivered to a webhook.
+    receiver = await new WebhookReceiver().start();
+    await api('POST', '/api/v1/webhooks', { url: `${receiver.url}/runs`, eventTypes: ['run.*'], teams: [TEAM], secret: HOOK_SECRET, description: 'fix runs' });
   }, 180_000);
 
   afterAll(async () => {
     stream?.close();
+    await receiver?.stop();
     await leon?.close();
     await h?.close();
     await rm(dir, { recursive: true, force: true });
@@ -161,6 +172,32 @@ describe('Leon: from the demo app’s exception to a verified fix, through HTTP'
     expect(show('src/orders.js')).toContain('order.discount ? order.discount.percent : 0');
     const regressed = g.transitions.find((t) => t.type === 'group.regressed')!;
     expect(regressed.details).toMatchObject({ release: 'ops-demo-shop@1.1.0' });
+
+    // Subscribers see the fix run as it happened: the webhook got every event of the run once, signed,
+    // in stream order, ending with run.completed; the SDK replays the same events in the same order.
+    type Received = { id: string; type: string; subject: string; hsstreamversion: string };
+    const runEvents = (list: Received[]) => list.filter((e) => e.subject === `run-${result.runId}`);
+    const hooked = await waitFor(
+      () => {
+        const got = receiver.delivered('/runs').map((r) => ({ request: r, event: JSON.parse(r.body) as Received }));
+        return runEvents(got.map((g) => g.event)).some((e) => e.type === 'headspace.run.completed') && got;
+      },
+      { timeoutMs: 30_000, message: 'run.completed at the webhook' },
+    );
+    for (const { request } of hooked) expect(verifyWebhook(HOOK_SECRET, request.body, request.headers['headspace-signature'] as string).ok).toBe(true);
+    const delivered = runEvents(hooked.map((g) => g.event));
+    expect(delivered.map((e) => Number(e.hsstreamversion))).toEqual(delivered.map((_, i) => i + 1));
+    expect(delivered.at(-1)!.type).toBe('headspace.run.completed');
+    expect(delivered.map((e) => e.type)).toContain('headspace.run.regression-checked');
+
+    const abort = new AbortController();
+    const followed: HeadspaceEvent[] = [];
+    for await (const event of followEvents({ url: baseUrl, token: h.adminToken, teams: [TEAM], types: ['run.*'], since: 'all', signal: abort.signal })) {
+      if (event.subject === `run-${result.runId}`) followed.push(event);
+      if (event.type === 'headspace.run.completed' && event.subject === `run-${result.runId}`) break;
+    }
+    abort.abort();
+    expect(followed.map((e) => e.id)).toEqual(delivered.map((e) => e.id));
   });
 
   it('`headspace ops demo --deny`: the denied fix-approval leaves the group at FIX_PROPOSED and starts no run', async () => {
