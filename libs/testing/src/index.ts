@@ -6,3 +6,4 @@ export * from './nats-cleanup';
 export * from './recording-queries';
 export * from './projection-spec';
 export * from './service-harness';
+export * from './service-process';

@@ -1,12 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTask, createTeam, setSubjectNamespace } from '@headspace/contracts';
 import type { CloudEvent } from '@headspace/messaging';
 import { request } from '@headspace/messaging';
 import { createServiceApp, loadConfig } from '@headspace/platform';
-import { createTestDatabase, deleteNamespaceStreams, freePort, waitFor, type TestDatabase } from '@headspace/testing';
+import { createTestDatabase, deleteNamespaceStreams, startServiceProcess, waitFor, type ServiceProcess, type TestDatabase } from '@headspace/testing';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
@@ -18,7 +16,6 @@ import { AppModule as TeamManagerModule } from '../../../team-manager/src/app.mo
 import { SERVICE as TEAM_MANAGER, configSchema as teamManagerConfig } from '../../../team-manager/src/config';
 import { WebhookReceiver } from './testing/webhook-receiver';
 
-const repo = resolve(__dirname, '../../../..');
 const TASKS = 150;
 const SECRET = 'whsec_crash_0123456789abcdef';
 
@@ -36,49 +33,17 @@ describe('gateway killed while delivering webhooks', () => {
   let db: TestDatabase;
   let nc: NatsConnection;
   let teamManager: NestFastifyApplication;
-  let gateway: ChildProcess | undefined;
-  let port = 0;
-  let output = '';
-
-  async function startGateway(): Promise<ChildProcess> {
-    port = await freePort();
-    const child = spawn(process.execPath, ['-r', '@swc-node/register', join(repo, 'apps', 'gateway', 'src', 'main.ts')], {
-      cwd: repo,
-      env: {
-        ...process.env,
-        SWC_NODE_PROJECT: join(repo, 'tsconfig.json'),
-        DATABASE_URL: db.url,
-        NATS_URL: natsUrl,
-        HS_NAMESPACE: namespace,
-        HTTP_PORT: String(port),
-        METRICS_PORT: String(await freePort()),
-        LOG_LEVEL: 'warn',
-        HS_ADMIN_TOKEN: adminToken,
-        HS_WEBHOOK_SECRET_KEY: secretKey,
-        HS_WEBHOOK_POLL_MS: '20',
-        HS_WEBHOOK_BACKOFF_MS: '50',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  let gateway: ServiceProcess | undefined;
+  const startGateway = () =>
+    startServiceProcess('gateway', {
+      DATABASE_URL: db.url,
+      NATS_URL: natsUrl,
+      HS_NAMESPACE: namespace,
+      HS_ADMIN_TOKEN: adminToken,
+      HS_WEBHOOK_SECRET_KEY: secretKey,
+      HS_WEBHOOK_POLL_MS: '20',
+      HS_WEBHOOK_BACKOFF_MS: '50',
     });
-    const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000));
-    child.stdout!.on('data', keep);
-    child.stderr!.on('data', keep);
-    await waitFor(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`the gateway exited with ${child.exitCode}: ${output}`);
-        return (await fetch(`http://127.0.0.1:${port}/health/ready`).catch(() => undefined))?.status === 200;
-      },
-      { timeoutMs: 40_000, intervalMs: 100, message: 'the gateway to be ready' },
-    );
-    return child;
-  }
-
-  const kill = async (child: ChildProcess) => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGKILL');
-    await exited;
-  };
 
   beforeAll(async () => {
     setSubjectNamespace(namespace);
@@ -94,7 +59,7 @@ describe('gateway killed while delivering webhooks', () => {
   }, 90_000);
 
   afterAll(async () => {
-    if (gateway) await kill(gateway);
+    await gateway?.kill();
     await teamManager?.close();
     if (nc) {
       await deleteNamespaceStreams(nc, namespace).catch(() => undefined);
@@ -105,7 +70,7 @@ describe('gateway killed while delivering webhooks', () => {
   });
 
   it('a kill -9 mid-stream loses no event: each reaches the receiver at least once, first copies in log order', async () => {
-    const res = await fetch(`http://127.0.0.1:${port}/api/v1/webhooks`, {
+    const res = await fetch(`http://127.0.0.1:${gateway!.port}/api/v1/webhooks`, {
       method: 'POST',
       headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
       body: JSON.stringify({ url: `${receiver.url}/crash`, eventTypes: ['task.created'], secret: SECRET }),
@@ -121,7 +86,7 @@ describe('gateway killed while delivering webhooks', () => {
       }
     })();
     await waitFor(() => receiver.requests.length >= TASKS / 6 || undefined, { timeoutMs: 30_000, intervalMs: 5, message: 'some deliveries before the kill' });
-    await kill(gateway!);
+    await gateway!.kill();
     const atKill = receiver.requests.length;
     gateway = await startGateway();
     await appending;

@@ -1,16 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createIngestKey, createOpsProject, ingestException, listGroups, setSubjectNamespace } from '@headspace/contracts';
 import { request } from '@headspace/messaging';
-import { createTestDatabase, deleteNamespaceStreams, freePort, waitFor, type TestDatabase } from '@headspace/testing';
+import { createTestDatabase, deleteNamespaceStreams, startServiceProcess, waitFor, type ServiceProcess, type TestDatabase } from '@headspace/testing';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { report, SCHEMA } from '../testing/ops-leon-harness';
 
-const repo = resolve(__dirname, '../../../..');
 const CALLERS = 20;
 const PER_CALLER = 40;
 
@@ -25,44 +22,8 @@ describe('ops-leon killed during an ingest burst', () => {
   const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
   let db: TestDatabase;
   let nc: NatsConnection;
-  let leon: ChildProcess | undefined;
-  let output = '';
-
-  async function startLeon(): Promise<ChildProcess> {
-    const port = await freePort();
-    const child = spawn(process.execPath, ['-r', '@swc-node/register', join(repo, 'apps', 'ops-leon', 'src', 'main.ts')], {
-      cwd: repo,
-      env: {
-        ...process.env,
-        SWC_NODE_PROJECT: join(repo, 'tsconfig.json'),
-        DATABASE_URL: db.url,
-        NATS_URL: natsUrl,
-        HS_NAMESPACE: namespace,
-        HTTP_PORT: String(port),
-        METRICS_PORT: String(await freePort()),
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000));
-    child.stdout!.on('data', keep);
-    child.stderr!.on('data', keep);
-    await waitFor(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`ops-leon exited with ${child.exitCode}: ${output}`);
-        return (await fetch(`http://127.0.0.1:${port}/health/ready`).catch(() => undefined))?.status === 200;
-      },
-      { timeoutMs: 40_000, intervalMs: 100, message: 'ops-leon to be ready' },
-    );
-    return child;
-  }
-
-  const kill = async (child: ChildProcess) => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGKILL');
-    await exited;
-  };
+  let leon: ServiceProcess | undefined;
+  const startLeon = () => startServiceProcess('ops-leon', { DATABASE_URL: db.url, NATS_URL: natsUrl, HS_NAMESPACE: namespace });
 
   beforeAll(async () => {
     // The spec's own requests go to the subjects of the spawned service's namespace.
@@ -73,7 +34,7 @@ describe('ops-leon killed during an ingest burst', () => {
   }, 60_000);
 
   afterAll(async () => {
-    if (leon) await kill(leon);
+    await leon?.kill();
     if (nc) {
       await deleteNamespaceStreams(nc, namespace).catch(() => undefined);
       await nc.close();
@@ -108,7 +69,7 @@ describe('ops-leon killed during an ingest burst', () => {
 
     // Killed once a quarter of the burst is answered, with the 20 callers' next requests in flight.
     await waitFor(() => answers.size >= events.length / 4 || undefined, { timeoutMs: 30_000, intervalMs: 5, message: 'a quarter of the burst to be answered' });
-    await kill(leon!);
+    await leon!.kill();
     const answeredAtKill = answers.size;
     expect(answeredAtKill).toBeLessThan(events.length);
     leon = await startLeon();

@@ -1,6 +1,7 @@
-import type { ExceptionDomain, ExceptionSeverity } from '@headspace/contracts';
+import type { ExceptionSeverity } from '@headspace/contracts';
 import { z } from 'zod';
 import type { EscalationLevel } from '../groups/group.decider';
+import type { TriageVerdict } from '../triage/triage-verdict';
 
 /**
  * Leon's remediation decisions (ADR 0024), pure: what a triaged group, a judgement up the
@@ -8,16 +9,8 @@ import type { EscalationLevel } from '../groups/group.decider';
  * consumers do the I/O around them.
  */
 
-/** What triage said about a group (its `group.triaged` event). */
-export interface TriageFacts {
-  severity: ExceptionSeverity;
-  domain: ExceptionDomain;
-  persona: string;
-  autoFixable: boolean;
-  complex: boolean;
-  hypothesis: string;
-  approach: string;
-}
+/** What triage said about a group (its `group.triaged` event), as remediation reads it. */
+export type TriageFacts = Pick<TriageVerdict, 'severity' | 'domain' | 'persona' | 'autoFixable' | 'complex' | 'hypothesis'> & { approach: string };
 
 export interface ProjectFacts {
   project: string;

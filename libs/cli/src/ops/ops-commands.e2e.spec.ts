@@ -6,14 +6,13 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { verifyWebhook } from '@headspace/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The CLI's end-to-end test runs the CLI against the real gateway and ops-leon, booted in-process.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { startIngestHarness, type IngestHarness } from '../../../../apps/gateway/src/ops-ingest/testing/ingest-harness';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { SseTestClient } from '../../../../apps/gateway/src/stream/testing/sse-test-client';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { verifyWebhookSignature } from '../../../../apps/ops-leon/src/notifications/shared/webhook-signature';
 
 const repo = resolve(__dirname, '../../../..');
 
@@ -132,7 +131,7 @@ describe('headspace ops against the gateway and Leon', { timeout: 180_000 }, () 
     expect(bodies.every((b) => b.groupId === groupId)).toBe(true);
     expect(bodies.find((b) => b.eventType === 'group.dismissed')?.to).toBe('DISMISSED');
     for (const r of received) {
-      expect(verifyWebhookSignature(r.headers['headspace-signature'] as string, r.body, hookSecret, { nowSeconds: Math.floor(Date.now() / 1_000) })).toBe(true);
+      expect(verifyWebhook(hookSecret, r.body, r.headers['headspace-signature'] as string, { now: Math.floor(Date.now() / 1_000) }).ok).toBe(true);
     }
     // Every transition is on the SSE stream too, in order.
     await h.eventually('the dismissal on SSE', async () => (sse.messages.some((m) => m.event === 'group.dismissed') ? true : undefined));

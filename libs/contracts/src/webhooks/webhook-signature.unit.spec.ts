@@ -12,6 +12,7 @@ describe('webhook signatures', () => {
     const header = signWebhook('s3cret', body, 1_000);
     expect(verifyWebhook('s3cret', `${body} `, header, { now: 1_000 })).toEqual({ ok: false, reason: 'mismatch' });
     expect(verifyWebhook('other', body, header, { now: 1_000 })).toEqual({ ok: false, reason: 'mismatch' });
+    expect(verifyWebhook('s3cret', body, header.replace('t=1000', 't=1001'), { now: 1_000 })).toEqual({ ok: false, reason: 'mismatch' });
     expect(verifyWebhook('s3cret', body, header, { now: 1_000 + 301 })).toEqual({ ok: false, reason: 'expired' });
     expect(verifyWebhook('s3cret', body, 't=1000,v1=zz', { now: 1_000 })).toEqual({ ok: false, reason: 'malformed' });
     expect(verifyWebhook('s3cret', body, undefined)).toEqual({ ok: false, reason: 'missing' });

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { notificationDeliveryStreamId, notificationSettingsStreamId } from '@headspace/contracts';
+import { notificationDeliveryStreamId, notificationSettingsStreamId, signWebhook, WEBHOOK_SIGNATURE_HEADER } from '@headspace/contracts';
 import { ConcurrencyError, EventStore, quoteIdent } from '@headspace/event-store';
 import { APP_CONFIG, PG_POOL, SERVICE_SCHEMA, Sweeper } from '@headspace/platform';
 import type { Pool } from 'pg';
@@ -13,7 +13,6 @@ import { notificationSettingsDecider, type NotificationSettingsEvent, type Notif
 import type { NotificationsConfig } from '../notifications.config';
 import { emailText, headspaceBody, slackBody, summaryLine } from '../shared/notification-body';
 import { NotificationSecrets } from '../shared/notification-secrets';
-import { signWebhook } from '../shared/webhook-signature';
 import { EmailSender } from './email-sender';
 import { WebhookSender, type SendOutcome } from './webhook-sender';
 
@@ -130,7 +129,7 @@ export class NotificationDeliverySweeper extends Sweeper {
     }
     const body = JSON.stringify(hook.format === 'slack' ? slackBody(state.payload) : headspaceBody(state.deliveryId, state.payload));
     const headers = {
-      'headspace-signature': signWebhook(body, secret, Math.floor(Date.now() / 1_000)),
+      [WEBHOOK_SIGNATURE_HEADER]: signWebhook(secret, body),
       'headspace-delivery': state.deliveryId,
       'headspace-event': state.payload.eventType,
       'headspace-attempt': String(state.attempts + 1),
