@@ -14,6 +14,7 @@ import { runGatewayHttpBench } from './gateway-http.bench';
 import { runGatewaySseBench } from './gateway-sse.bench';
 import { benchOpsIngest } from './ops-ingest.bench';
 import { benchWebhooks } from './webhooks.bench';
+import { benchTracing } from './tracing.bench';
 import { printTable, type BenchRow } from './bench-kit';
 
 /**
@@ -40,6 +41,7 @@ async function main() {
     ['example-run', () => benchExampleRun({ quick })],
     ['ops-ingest', () => benchOpsIngest({ quick })],
     ['webhooks', () => benchWebhooks({ quick })],
+    ['tracing', () => benchTracing({ quick })],
   ];
   for (const [name, run] of sections) {
     if (only && only !== name) continue;

@@ -45,7 +45,7 @@ export async function benchWebhooks(options: { quick: boolean }): Promise<BenchR
     const adminToken = `hst_bench_${randomBytes(24).toString('base64url')}`;
     const env = { DATABASE_URL: db.url, HS_NAMESPACE: namespace };
     services.push(await launchService('team-manager', env));
-    const gateway = await launchService('gateway', { ...env, HS_ADMIN_TOKEN: adminToken, HS_WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'), HS_WEBHOOK_POLL_MS: '20' });
+    const gateway = await launchService('gateway', { ...env, HS_ADMIN_TOKEN: adminToken, HS_WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'), HS_WEBHOOK_POLL_MS: '20', HS_WEBHOOK_ALLOW_PRIVATE: 'true' });
     services.push(gateway);
     const res = await fetch(`http://127.0.0.1:${gateway.port}/api/v1/webhooks`, {
       method: 'POST',

@@ -20,7 +20,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        PlatformModule.forRoot({ service: SERVICE, config, migrationsDirs: [join(__dirname, 'migrations')] }),
+        PlatformModule.forRoot({ service: SERVICE, config, migrationsDirs: [join(__dirname, 'migrations')], publishEvents: true }),
         TokensModule,
         RoutesModule,
         StreamModule,

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { PlatformModule, ReadModelModule } from '@headspace/platform';
 import { SERVICE, type AppConfig } from './config';
+import { OpsMetricsModule } from './exception-groups-gauge';
 import { GroupRow, SampleRow, TransitionRow } from './groups/group.entity';
 import { GroupsModule } from './groups/groups.module';
 import { IngestModule } from './ingest/ingest.module';
@@ -29,6 +30,7 @@ export class AppModule {
         NotificationsModule,
         TriageModule,
         RemediationModule,
+        OpsMetricsModule,
       ],
     };
   }

@@ -9,6 +9,7 @@ import { AgentSessionRow } from './sessions/agent-session.entity';
 import { TeamDirectoryRow } from './teams/team-directory.entity';
 import { SessionsModule } from './sessions/sessions.module';
 import { TeamsModule } from './teams/teams.module';
+import { OrchestratorTelemetryModule } from './telemetry/orchestrator-telemetry.module';
 
 @Module({})
 export class AppModule {
@@ -22,6 +23,7 @@ export class AppModule {
         TeamsModule,
         SessionsModule,
         RunsModule,
+        OrchestratorTelemetryModule,
       ],
     };
   }

@@ -16,3 +16,4 @@ export * from './redaction/secret-names';
 export * from './redaction/redact';
 export * from './ops-leon';
 export * from './webhooks/webhook-signature';
+export * from './webhooks/webhook-events.contracts';

@@ -1,5 +1,5 @@
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { meter } from '@headspace/telemetry';
+import { meter, storedTraceOf } from '@headspace/telemetry';
 import type { EventRegistry } from '@headspace/contracts';
 import type { Pool, PoolClient } from 'pg';
 import { appendManyParameters, appendManyStatement, expectations, firstConflict, isAppendManyConflict } from './append-many';
@@ -301,6 +301,9 @@ export class EventStore {
     const commandId = options.commandId ?? options.context?.commandId;
     const fromContext = options.context ? contextMetadata(options.context, commandId) : {};
     const metadata = { ...fromContext, ...options.metadata, ...event.metadata, ...(commandId ? { commandId } : {}) };
+    // Unless its writer named a trace, an event carries the caller's: relayed messages, their consumers
+    // and SSE frames continue the trace of whatever appended it (ADR 0028).
+    if (metadata.traceparent === undefined) Object.assign(metadata, storedTraceOf());
     const eventId = commandId ? deterministicEventId(commandId, streamId, index) : null;
     return { eventId, type: event.type, schemaVersion, data, metadata };
   }

@@ -1,4 +1,4 @@
-import { createLlmClient, type LlmClient } from './client/client';
+import { createLlmClient, type LlmClient, type LlmClientOptions } from './client/client';
 import { resolveLlmBackend, type LlmBackend } from './backend';
 import { parseSimulatedLatency } from './simulator/latency';
 import { extraScenarioDirsFromEnv, startSimulator } from './simulator/main';
@@ -15,6 +15,8 @@ export interface OpenLlmBackendOptions {
   /** Port for the in-process simulator (default: any free port). */
   simulatorPort?: number;
   log?: (line: string) => void;
+  /** The price table the client costs its `chat` spans with (see LlmClientOptions.prices). */
+  prices?: LlmClientOptions['prices'];
 }
 
 export interface OpenLlmBackend {
@@ -50,6 +52,7 @@ export async function openLlmBackend(options: OpenLlmBackendOptions): Promise<Op
     baseURL: backend.baseURL,
     timeoutMs: options.timeoutMs,
     maxRetries: options.maxRetries,
+    ...(options.prices ? { prices: options.prices } : {}),
   });
   return { client, backend, simulator, close: async () => simulator?.close() };
 }

@@ -5,6 +5,7 @@ export * from './envelope/cloud-event';
 export * from './provisioning/jetstream-provisioning';
 export * from './relay/nats-relay';
 export * from './consumer/event-consumer';
+export { watchConsumerPending, CONSUMER_INFO_MAX_AGE_MS } from './consumer/jetstream-consumer-metrics';
 export { describeError } from './consumer/dead-letter-writer';
 export * from './request-reply/reply-envelope';
 export * from './request-reply/request-context';

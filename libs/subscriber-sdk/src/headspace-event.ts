@@ -9,7 +9,7 @@ type ContractExports = typeof Contracts;
  * in `@headspace/contracts` appears here with no edit. Definitions whose type is a plain `string`
  * (erased by an annotation) would widen the union to nothing useful, so they are left out.
  */
-export type HeadspaceEventDefinition = {
+type HeadspaceEventDefinition = {
   [K in keyof ContractExports]: ContractExports[K] extends EventDefinition<infer _Schema, infer T> ? (string extends T ? never : ContractExports[K]) : never;
 }[keyof ContractExports];
 

@@ -28,4 +28,8 @@ export {
   type CarrierGetter,
   type CarrierSetter,
 } from './propagation';
-export { meter, METER_NAME } from './lazy-meter';
+export { meter, METER_NAME } from './meter';
+export { withAgentAttributes, agentAttributes, type GenAiAgentAttributes } from './genai-context';
+export { storedSpanIds, withSpanIds } from './run-trace/stored-span-ids';
+export { beginStoredSpan, derivedContext, inContext, isSampled, recordStoredSpan, storedContext, storedTraceOf, type StoredSpanRecord, type StoredTrace } from './run-trace/stored-span';
+export { CachedGauge, type CachedGaugeOptions, type CachedGaugeSample } from './cached-gauge';

@@ -1,32 +1,23 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { hostname } from 'node:os';
-import { context, metrics, propagation, trace } from '@opentelemetry/api';
+import { context, logs, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
+import type { LoggerProvider } from '@opentelemetry/sdk-logs';
 import {
-  defaultResource,
-  detectResources,
-  envDetector,
-  hostDetector,
-  osDetector,
-  resourceFromAttributes,
-} from '@opentelemetry/resources';
-import { MeterProvider } from '@opentelemetry/sdk-metrics';
-import {
-  AlwaysOffSampler,
-  AlwaysOnSampler,
   BatchSpanProcessor,
   ConsoleSpanExporter,
   NoopSpanProcessor,
-  ParentBasedSampler,
   SimpleSpanProcessor,
   TracerProvider,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace';
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
-import { rebindMeter } from './lazy-meter';
 import { LazyOtlpTraceExporter } from './lazy-otlp-exporter';
+import { startLogExport } from './logs';
+import { meterProvider, prometheusReader } from './meter';
 import { propagator } from './propagation';
+import { serviceResource } from './resource';
+import { RestartableTracerProvider } from './restartable-tracer-provider';
+import { samplerFromEnv } from './sampler';
+import { storedSpanIds } from './run-trace/stored-span-ids';
 
 export interface TelemetryOptions {
   serviceName: string;
@@ -35,63 +26,53 @@ export interface TelemetryOptions {
   serviceInstanceId?: string;
   /** Extra span processors (tests export to memory through one); they count as exporters. */
   spanProcessors?: SpanProcessor[];
-  /** Defaults to process.env; read for OTEL_EXPORTER_OTLP_ENDPOINT and HEADSPACE_OTEL_CONSOLE. */
+  /**
+   * Defaults to process.env; read for OTEL_EXPORTER_OTLP_(TRACES_|LOGS_)ENDPOINT,
+   * OTEL_TRACES_SAMPLER(_ARG), OTEL_TRACES_EXPORTER / OTEL_LOGS_EXPORTER (`none`) and HEADSPACE_OTEL_CONSOLE.
+   */
   env?: NodeJS.ProcessEnv;
 }
 
 interface RunningTelemetry {
   tracerProvider: TracerProvider;
-  meterProvider: MeterProvider;
+  loggerProvider?: LoggerProvider;
   contextManager: AsyncLocalStorageContextManager;
-  prometheus: PrometheusExporter;
-  serviceName: string;
   exporters: string[];
 }
 
 let running: RunningTelemetry | undefined;
+const globalTracerProvider = new RestartableTracerProvider();
+let tracerProviderRegistered = false;
 
 /**
  * Starts the OpenTelemetry SDK once per process (later calls are no-ops and return the same
- * summary). A tracer provider is always registered so trace ids exist for logs and propagation
- * even when nothing is exported.
+ * summary); services start it from the preload (preload.ts) before their modules load. A tracer
+ * provider is always registered so trace ids exist for logs and propagation even when nothing is
+ * exported. Metrics need no start: the meter provider exists from the library's first import.
  */
 export function startTelemetry(options: TelemetryOptions): { exporters: string[] } {
   if (running) return { exporters: running.exporters };
   const env = options.env ?? process.env;
   const { processors, exporters } = spanProcessorsFor(env, options.spanProcessors ?? []);
-  const prometheus = new PrometheusExporter({ preventServerStart: true });
   // The providers are wired here rather than through @opentelemetry/sdk-node: its NodeSDK loads
-  // every exporter it could build from the environment (gRPC, YAML configuration, logs) at
-  // require time, ~15 MB of each idle service for code Headspace never runs.
-  const resource = defaultResource()
-    // Not the process detector: it would publish the command line, which may carry secrets.
-    .merge(detectResources({ detectors: [hostDetector, osDetector, envDetector] }))
-    .merge(
-      resourceFromAttributes({
-        [ATTR_SERVICE_NAME]: options.serviceName,
-        ...(options.serviceVersion ? { [ATTR_SERVICE_VERSION]: options.serviceVersion } : {}),
-        'service.namespace': 'headspace',
-        'service.instance.id':
-          options.serviceInstanceId ?? env.SERVICE_INSTANCE_ID ?? `${hostname()}-${process.pid}`,
-        'process.pid': process.pid,
-      }),
-    );
+  // every exporter it could build from the environment (gRPC, YAML configuration) at require
+  // time, ~15 MB of each idle service for code Headspace never runs.
+  const resource = serviceResource(options, env);
   const contextManager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(contextManager);
   propagation.setGlobalPropagator(propagator);
-  const meterProvider = new MeterProvider({ resource, readers: [prometheus] });
-  metrics.setGlobalMeterProvider(meterProvider);
   const tracerProvider = new TracerProvider({
     resource,
     spanProcessors: processors,
-    // With nothing exporting, spans still get ids (logs, propagation) but record nothing unless a
-    // caller's sampled trace arrives: building attributes and events nobody reads was ~10% of a
-    // busy service's CPU on its request and relay paths.
-    sampler: new ParentBasedSampler({ root: exporters.length === 0 ? new AlwaysOffSampler() : new AlwaysOnSampler() }),
+    // Run, phase and attempt spans are recorded when they end, with ids chosen when they began (run-trace/).
+    idGenerator: storedSpanIds,
+    sampler: samplerFromEnv(env, exporters.length > 0),
   });
-  trace.setGlobalTracerProvider(tracerProvider);
-  rebindMeter();
-  running = { tracerProvider, meterProvider, contextManager, prometheus, serviceName: options.serviceName, exporters };
+  tracerProviderRegistered ||= trace.setGlobalTracerProvider(globalTracerProvider);
+  globalTracerProvider.use(tracerProvider);
+  const loggerProvider = startLogExport(env, resource);
+  if (loggerProvider) exporters.push('otlp-logs');
+  running = { tracerProvider, loggerProvider, contextManager, exporters };
   return { exporters };
 }
 
@@ -104,7 +85,8 @@ function spanProcessorsFor(
 } {
   const processors: SpanProcessor[] = [...extra];
   const exporters: string[] = extra.map(() => 'custom');
-  if (env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) {
+  const otlp = env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  if (otlp && env.OTEL_TRACES_EXPORTER?.trim() !== 'none') {
     processors.push(new BatchSpanProcessor({ exporter: new LazyOtlpTraceExporter() }));
     exporters.push('otlp');
   }
@@ -120,24 +102,26 @@ export function isTelemetryStarted(): boolean {
   return running !== undefined;
 }
 
-/** Flushes and stops the SDK, then unregisters the globals so a later start works. */
+/**
+ * Flushes and stops tracing and log export; a later start picks up again. Metrics stay: their
+ * provider lives as long as the process (meter.ts).
+ */
 export async function shutdownTelemetry(): Promise<void> {
   const current = running;
   if (!current) return;
   running = undefined;
+  globalTracerProvider.use(undefined);
   try {
-    await Promise.all([current.tracerProvider.shutdown(), current.meterProvider.shutdown()]);
+    await Promise.all([current.tracerProvider.shutdown(), current.loggerProvider?.shutdown(), meterProvider.forceFlush()]);
   } finally {
     current.contextManager.disable();
-    trace.disable();
-    metrics.disable();
+    if (current.loggerProvider) logs.disable();
     propagation.disable();
     context.disable();
-    rebindMeter();
   }
 }
 
-/** Prometheus text exposition of the current metrics, on raw Node req/res. */
+/** Prometheus text exposition of the current metrics, on raw Node req/res (503 until started). */
 export function metricsRequestHandler(req: IncomingMessage, res: ServerResponse): void {
   if (!running) {
     res.statusCode = 503;
@@ -145,5 +129,5 @@ export function metricsRequestHandler(req: IncomingMessage, res: ServerResponse)
     res.end('# telemetry not started\n');
     return;
   }
-  running.prometheus.getMetricsRequestHandler(req, res);
+  prometheusReader.getMetricsRequestHandler(req, res);
 }

@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { meter } from './lazy-meter';
+import { meter } from './meter';
 import {
   isTelemetryStarted,
   metricsRequestHandler,
@@ -30,7 +31,7 @@ describe('telemetry sdk lifecycle', () => {
   afterEach(() => shutdownTelemetry());
   afterAll(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
 
-  it('serves 503 before start, then exposes instruments created before start', async () => {
+  it('serves 503 before start, then exposes instruments created at import time', async () => {
     expect(isTelemetryStarted()).toBe(false);
     expect((await scrape()).status).toBe(503);
 
@@ -39,12 +40,12 @@ describe('telemetry sdk lifecycle', () => {
     const { status, body } = await scrape();
     expect(status).toBe(200);
     expect(body).toMatch(/^hs_spec_early_total\{persona="con"(,[^}]*)?\} 3$/m);
-    expect(body).toMatch(/^target_info\{.*service_name="telemetry-spec".*service_instance_id="spec-1"/m);
+    expect(body).toMatch(/^target_info\{.*service_namespace="headspace"/m);
     expect(body).not.toContain('process_command_args');
     expect(body).toMatch(/^hs_spec_gauge\{kind="observed"(,[^}]*)?\} 42$/m);
   });
 
-  it('is idempotent and can be restarted after shutdown', async () => {
+  it('is idempotent and can be restarted after shutdown, metrics counting on across the restart', async () => {
     expect(startTelemetry({ serviceName: 'a', env: { HEADSPACE_OTEL_CONSOLE: '0' } })).toEqual({
       exporters: [],
     });
@@ -55,6 +56,17 @@ describe('telemetry sdk lifecycle', () => {
 
     startTelemetry({ serviceName: 'c', env: {} });
     expect(await withSpan('after.restart', {}, () => currentTraceId())).toMatch(/^[0-9a-f]{32}$/);
+    await shutdownTelemetry();
+
+    // Tracers taken before the first start (Headspace's, the instrumentations') follow a restart.
+    const exporter = new InMemorySpanExporter();
+    const processor = new SimpleSpanProcessor({ exporter });
+    startTelemetry({ serviceName: 'd', env: {}, spanProcessors: [processor] });
+    await withSpan('after.second.restart', {}, () => undefined);
+    await processor.forceFlush();
+    expect(exporter.getFinishedSpans().map((span) => span.name)).toEqual(['after.second.restart']);
+    earlyCounter.add(1, { persona: 'restarted' });
+    expect((await scrape()).body).toMatch(/^hs_spec_early_total\{persona="restarted"(,[^}]*)?\} 1$/m);
   });
 
   it('with nothing exporting, spans carry ids for logs and propagation but record nothing, unless a sampled caller asks', async () => {

@@ -7,3 +7,5 @@ export * from './recording-queries';
 export * from './projection-spec';
 export * from './service-harness';
 export * from './service-process';
+export * from './metrics-scrape';
+export * from './otlp-receiver';

@@ -18,7 +18,9 @@ export interface ServiceProcess {
 /** Starts `apps/<name>/src/main.ts` with `env` over the spec's own, on free ports, and resolves once it is ready. */
 export async function startServiceProcess(name: string, env: Record<string, string>): Promise<ServiceProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', join(repo, 'apps', name, 'src', 'main.ts')], {
+  // The OpenTelemetry preload first, as serviceCommand() does (scripts/service-command.ts).
+  const preload = join(repo, 'libs', 'telemetry', 'src', 'preload.ts');
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', '-r', preload, join(repo, 'apps', name, 'src', 'main.ts')], {
     cwd: repo,
     env: { ...process.env, SWC_NODE_PROJECT: join(repo, 'tsconfig.json'), HTTP_PORT: String(port), METRICS_PORT: String(await freePort()), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

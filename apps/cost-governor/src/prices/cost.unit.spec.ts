@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { costOf } from './cost';
+import { costOf } from '@headspace/contracts';
 import { parsePriceTable, PriceBook } from './price-book';
 import { DEFAULT_PRICES_FILE } from './price-catalog.service';
 

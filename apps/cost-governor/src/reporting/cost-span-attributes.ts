@@ -5,11 +5,12 @@ import type { Attribution, RoutingDecision } from '@headspace/contracts';
 export function annotateUsageSpan(a: Attribution, model: string, t: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWrite5mTokens: number; cacheWrite1hTokens: number }, costUsd: string): void {
   trace.getActiveSpan()?.setAttributes({
     'gen_ai.request.model': model,
-    'gen_ai.usage.input_tokens': t.inputTokens,
+    // As on the client's `chat` span: input counts every token the model read, cache reads and writes included.
+    'gen_ai.usage.input_tokens': t.inputTokens + t.cacheReadTokens + t.cacheWrite5mTokens + t.cacheWrite1hTokens,
     'gen_ai.usage.output_tokens': t.outputTokens,
-    'gen_ai.usage.cache_read_input_tokens': t.cacheReadTokens,
-    'gen_ai.usage.cache_creation_input_tokens': t.cacheWrite5mTokens + t.cacheWrite1hTokens,
-    'headspace.cost_usd': Number(costUsd),
+    'gen_ai.usage.cache_read.input_tokens': t.cacheReadTokens,
+    'gen_ai.usage.cache_creation.input_tokens': t.cacheWrite5mTokens + t.cacheWrite1hTokens,
+    'headspace.cost.usd': Number(costUsd),
     'headspace.persona': a.persona,
     'headspace.team': a.team,
     'headspace.session_id': a.sessionId,

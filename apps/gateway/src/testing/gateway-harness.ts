@@ -61,6 +61,7 @@ export async function startGatewayHarness(options: HarnessOptions): Promise<Gate
     HS_RATE_LIMIT_MAX: '1000000',
     HS_RATE_LIMIT_ADDRESS_MAX: '1000000',
     HS_RATE_LIMIT_SPEND_MAX: '1000000',
+    HS_WEBHOOK_ALLOW_PRIVATE: 'true', // spec receivers listen on 127.0.0.1; webhook-url-guard.e2e.spec.ts turns it off
     ...options.env,
   });
   const apps: NestFastifyApplication[] = [];

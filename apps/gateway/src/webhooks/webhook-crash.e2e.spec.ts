@@ -43,6 +43,7 @@ describe('gateway killed while delivering webhooks', () => {
       HS_WEBHOOK_SECRET_KEY: secretKey,
       HS_WEBHOOK_POLL_MS: '20',
       HS_WEBHOOK_BACKOFF_MS: '50',
+      HS_WEBHOOK_ALLOW_PRIVATE: 'true',
     });
 
   beforeAll(async () => {

@@ -1,5 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { WEBHOOK_DELIVERY_HEADER, WEBHOOK_EVENT_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, signWebhook } from '@headspace/contracts';
+import {
+  WEBHOOK_DELIVERY_HEADER,
+  WEBHOOK_EVENT_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  signWebhook,
+  webhookSubscriptionDisabled,
+  webhookSubscriptionStreamId,
+  type EventData,
+} from '@headspace/contracts';
+import { EventStore } from '@headspace/event-store';
 import { APP_CONFIG, Sweeper } from '@headspace/platform';
 import type { PoolClient } from 'pg';
 import { decideAttempt, decideHealth, type AttemptOutcome, type DeliveryAfterAttempt, type DeliveryPolicy } from './delivery.decider';
@@ -48,6 +57,7 @@ export class WebhookDeliverySweeper extends Sweeper {
     @Inject(APP_CONFIG) private readonly config: WebhooksConfig,
     private readonly secrets: WebhookSecrets,
     private readonly sender: WebhookSender,
+    private readonly events: EventStore,
   ) {
     super(repo.pool, repo.schema, { name: 'webhook-delivery', intervalMs: config.HS_WEBHOOK_POLL_MS });
     this.policy = {
@@ -170,19 +180,43 @@ export class WebhookDeliverySweeper extends Sweeper {
           col((a) => a.now),
         ],
       );
-      const last = tried[tried.length - 1]!;
-      await this.recordHealth(last.row.subscription_id, tried.some((a) => a.outcome.ok), last.outcome.ok, last.now, tx);
+      await this.recordHealth(tried[tried.length - 1]!, tried.some((a) => a.outcome.ok), tx);
     });
   }
 
-  private async recordHealth(subscriptionId: string, anySucceeded: boolean, lastOk: boolean, now: string, tx: PoolClient): Promise<void> {
+  /** The failing streak after a queue's pass; too long a streak disables the subscription and records `webhook.subscription-disabled` with it. */
+  private async recordHealth(last: Attempt, anySucceeded: boolean, tx: PoolClient): Promise<void> {
+    const subscriptionId = last.row.subscription_id;
     const sub = await this.repo.find(subscriptionId, tx, true);
     if (!sub || !sub.enabled) return;
-    const health = decideHealth(anySucceeded ? null : sub.failingSince, lastOk, this.policy, now);
+    const health = decideHealth(anySucceeded ? null : sub.failingSince, last.outcome.ok, this.policy, last.now);
     if (health.failingSince === sub.failingSince && !health.disable) return;
     await this.repo.update({ ...sub, failingSince: health.failingSince, ...(health.disable ? { enabled: false, disabledReason: health.disable } : {}) }, tx);
     if (health.disable) {
       await this.repo.log(subscriptionId, 'auto-disabled', 'webhook-delivery', tx, health.disable);
+      const data: EventData<typeof webhookSubscriptionDisabled> = {
+        subscriptionId,
+        reason: health.disable,
+        teams: sub.teams,
+        projects: sub.projects,
+        failingSince: health.failingSince!,
+        lastFailure: {
+          deliveryId: last.row.delivery_id,
+          eventId: last.row.event_id,
+          attempt: last.after.attempts,
+          responseStatus: last.outcome.responseStatus ?? null,
+          error: (last.outcome.error ?? 'failed').slice(0, 500),
+          at: last.now,
+        },
+        at: last.now,
+      };
+      // One disable per failing streak: a pass that overlapped this one records the same event once.
+      await this.events.append(webhookSubscriptionStreamId(subscriptionId), [{ type: webhookSubscriptionDisabled.type, data }], {
+        expected: 'any',
+        commandId: `auto-disable:${subscriptionId}:${health.failingSince}`,
+        metadata: { actor: 'webhook-delivery' },
+        client: tx,
+      });
       this.logger.warn(`webhook subscription ${subscriptionId} disabled: ${health.disable}`);
     }
   }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { quoteIdent } from '@headspace/event-store';
+import { dropAppendSignals, quoteIdent, releaseAppendSignals } from '@headspace/event-store';
 import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
 import type { Pool, PoolClient } from 'pg';
 import type { SubscriptionFilter } from './subscription.policy';
@@ -42,8 +42,11 @@ export class WebhookSubscriptionsRepository {
       await client.query('BEGIN');
       const result = await work(client);
       await client.query('COMMIT');
+      // The gateway's own events appended in it (an auto-disable) wake its relay now.
+      releaseAppendSignals(client);
       return result;
     } catch (error) {
+      dropAppendSignals(client);
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {

@@ -7,6 +7,7 @@ import { deliveryIdOf } from './event-matching';
 import type { CreateWebhookRequest, UpdateWebhookRequest } from './subscription.policy';
 import { WebhookSecrets } from './webhook-secrets';
 import { WebhookSubscriptionsRepository, type SubscriptionRow } from './webhook-subscriptions.repository';
+import { WebhookUrlGuard } from './webhook-url-guard';
 import type { WebhookDeliveryView, WebhookView } from './webhook.views';
 
 const view = ({ sealedSecret: _sealed, ...rest }: SubscriptionRow): WebhookView => rest;
@@ -20,10 +21,12 @@ export class WebhookSubscriptionsService {
   constructor(
     private readonly repo: WebhookSubscriptionsRepository,
     private readonly secrets: WebhookSecrets,
+    private readonly urlGuard: WebhookUrlGuard,
   ) {}
 
   async create(input: CreateWebhookRequest, principal: Principal): Promise<WebhookView & { secret?: string }> {
     this.checkScope(principal, input.teams ?? null, input.projects ?? null);
+    await this.checkTarget(input.url);
     const id = `wh_${randomBytes(12).toString('hex')}`;
     const secret = input.secret ?? this.secrets.generate();
     const row: SubscriptionRow = {
@@ -57,6 +60,7 @@ export class WebhookSubscriptionsService {
   }
 
   async update(input: UpdateWebhookRequest, principal: Principal): Promise<WebhookView> {
+    if (input.url !== undefined) await this.checkTarget(input.url);
     return this.repo.transaction(async (tx) => {
       const current = await this.repo.find(input.id, tx, true);
       if (!current || !this.visible(principal, current)) throw notFound(input.id);
@@ -121,6 +125,16 @@ export class WebhookSubscriptionsService {
     const teamsOk = principal.teams === '*' || (s.teams !== null && s.teams.every((t) => canSeeTeam(principal, t)));
     const projectsOk = principal.projects === '*' || (s.projects !== null && s.projects.every((p) => canSeeProject(principal, p)));
     return teamsOk && projectsOk;
+  }
+
+  /** The SSRF guard's verdict before anything is stored (the sender checks again at each connection). */
+  private async checkTarget(url: string): Promise<void> {
+    const refused = await this.urlGuard.checkUrl(url);
+    if (refused) {
+      throw new ValidationError('request', [
+        { field: 'url', message: `must reach a public address: ${refused} (an operator may allow it with HS_WEBHOOK_ALLOW_PRIVATE or HS_WEBHOOK_ALLOWED_HOSTS)` },
+      ]);
+    }
   }
 
   private checkScope(principal: Principal, teams: readonly string[] | null, projects: readonly string[] | null): void {

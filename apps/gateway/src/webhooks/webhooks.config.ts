@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { SecretBox } from '@headspace/platform';
+import ipaddr from 'ipaddr.js';
+import { parseAllowedHosts } from './webhook-url-guard';
 
 const positiveInt = (defaultValue: number, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number({ error: 'must be a positive integer' }).int({ error: 'must be a positive integer' }).positive({ error: 'must be a positive integer' }).max(max).default(defaultValue);
@@ -26,6 +28,16 @@ export const webhooksConfigShape = {
   HS_WEBHOOK_PARALLEL: positiveInt(16, 256),
   /** Most events one backfill request schedules. */
   HS_WEBHOOK_BACKFILL_MAX: positiveInt(10_000, 1_000_000),
+  /** Let subscriptions target loopback, link-local, private and other non-public addresses (SSRF guard off). */
+  HS_WEBHOOK_ALLOW_PRIVATE: z.stringbool({ error: 'must be true or false' }).default(false),
+  /** Host names, addresses and CIDR ranges subscriptions may target even when not public (comma-separated). */
+  HS_WEBHOOK_ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .transform(parseAllowedHosts)
+    .refine((hosts) => hosts.every((h) => ipaddr.isValid(h) || ipaddr.isValidCIDR(h) || /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(h)), {
+      error: 'must be host names, IP addresses or CIDR ranges, separated by commas',
+    }),
 };
 
 export type WebhooksConfig = z.output<z.ZodObject<typeof webhooksConfigShape>>;

@@ -3,6 +3,7 @@ import { WEBHOOK_SIGNATURE_HEADER, verifyWebhook } from '@headspace/contracts';
 import type { CloudEvent } from '@headspace/messaging';
 import { waitFor } from '@headspace/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SseTestClient } from '../stream/testing/sse-test-client';
 import { startGatewayHarness, type GatewayHarness } from '../testing/gateway-harness';
 import { WebhookReceiver } from './testing/webhook-receiver';
 
@@ -139,6 +140,13 @@ describe('webhook subscriptions through the gateway', () => {
   });
 
   it('disables a subscription failing for longer than HS_WEBHOOK_DISABLE_AFTER_MS, records why, and sends it nothing more', async () => {
+    // Subscribers of the gateway's own events: an SSE client and a webhook on webhook.* (any team).
+    await h.http().listen({ port: 0, host: '127.0.0.1' });
+    const sse = await SseTestClient.open(`http://127.0.0.1:${(h.http().server.address() as { port: number }).port}/api/v1/stream?types=webhook.*&since=all&format=cloudevents`, {
+      authorization: `Bearer ${h.adminToken}`,
+    });
+    expect(sse.status).toBe(200);
+    await subscribe('/watch', { eventTypes: ['webhook.*'] });
     const dead = await subscribe('/dead', { eventTypes: ['task.created'], teams: [TEAM] });
     receiver.answer = (path) => (path === '/dead' ? 503 : 200);
     expect((await post(`/api/v1/teams/${TEAM}/tasks`, { subject: 'into the void' })).statusCode).toBe(201);
@@ -157,6 +165,29 @@ describe('webhook subscriptions through the gateway', () => {
     expect((await post(`/api/v1/teams/${TEAM}/tasks`, { subject: 'after the disable' })).statusCode).toBe(201);
     await waitFor(() => receiver.delivered('/all').some((r) => JSON.parse(r.body).data.subject === 'after the disable'), { message: 'the next event at /all' });
     expect(receiver.requests.filter((r) => r.path === '/dead')).toHaveLength(tries);
+
+    // The disable is an event on the gateway's stream, with the subscription, the reason and the last failure.
+    const lastTry = receiver.requests.filter((r) => r.path === '/dead').at(-1)!;
+    const recorded = await h.db.pool.query(`SELECT type, data FROM gateway.events WHERE stream_id = $1`, [`webhook-${dead.id}`]);
+    expect(recorded.rows).toEqual([
+      {
+        type: 'webhook.subscription-disabled',
+        data: expect.objectContaining({
+          subscriptionId: dead.id,
+          reason: disabled.disabledReason,
+          teams: [TEAM],
+          failingSince: expect.any(String),
+          lastFailure: expect.objectContaining({ eventId: JSON.parse(lastTry.body).id, attempt: tries, responseStatus: 503, error: expect.stringContaining('503') }),
+        }),
+      },
+    ]);
+    const isDisable = (e: CloudEvent) => e.type === 'headspace.webhook.subscription-disabled' && (e.data as { subscriptionId: string }).subscriptionId === dead.id;
+    const streamed = await sse.until(() => sse.messages.map((m) => m.json<CloudEvent>()).find(isDisable), 'the disable on the SSE stream');
+    expect(streamed).toMatchObject({ source: '/headspace/gateway', subject: `webhook-${dead.id}`, data: recorded.rows[0].data });
+    sse.close();
+    const watched = await waitFor(() => receiver.delivered('/watch').find((r) => isDisable(JSON.parse(r.body))), { message: 'the disable delivered to a webhook.* subscription' });
+    expect(verifyWebhook(SECRET, watched.body, watched.headers[WEBHOOK_SIGNATURE_HEADER.toLowerCase()] as string)).toMatchObject({ ok: true });
+    expect(JSON.parse(watched.body).data).toEqual(recorded.rows[0].data);
   });
 
   it('keeps secrets out of every answer, log row and delivery row', async () => {

@@ -2,7 +2,9 @@ import { runStreamId } from '@headspace/contracts';
 import { createHash } from 'node:crypto';
 import { foldEvents, handleCommand, type EventStore, type RecordedEvent } from '@headspace/event-store';
 import { redactStep } from '../redaction/redact-step';
+import { countRunEvents } from '../telemetry/orchestrator-metrics';
 import { runDecider, type RunCommand, type RunEvent, type RunState } from './run.decider';
+import { RunSpans } from './run-spans';
 
 /**
  * Loads a run and records commands against it at the exact stream version. Command ids come from
@@ -17,13 +19,15 @@ export class RunRecorder {
     readonly runId: string,
     private history: RunEvent[],
     private version: bigint,
+    /** The run's trace: its spans are parented on it and recorded as the events that end them are. */
+    readonly spans: RunSpans,
   ) {
     this.current = foldEvents(runDecider, history);
   }
 
   static async load(store: EventStore, runId: string): Promise<RunRecorder> {
     const recorded = (await store.readStream(runStreamId(runId))) as Array<RecordedEvent & RunEvent>;
-    return new RunRecorder(store, runId, recorded.map(({ type, data }) => ({ type, data }) as RunEvent), recorded.length ? recorded[recorded.length - 1].streamVersion : 0n);
+    return new RunRecorder(store, runId, recorded.map(({ type, data }) => ({ type, data }) as RunEvent), recorded.length ? recorded[recorded.length - 1].streamVersion : 0n, RunSpans.of(runId, recorded[0]?.metadata));
   }
 
   get state(): RunState {
@@ -50,7 +54,11 @@ export class RunRecorder {
       retry: false,
       ...(team ? { metadata: { team, runId: this.runId } } : {}),
     });
-    if (!outcome.replayed) this.history = [...this.history, ...outcome.events];
+    if (!outcome.replayed) {
+      this.spans.ended(this.history, outcome.events, outcome.state.phase !== this.current.phase);
+      this.history = [...this.history, ...outcome.events];
+    }
+    if (!outcome.replayed) countRunEvents(outcome.events);
     this.current = outcome.state;
     this.version = outcome.streamVersion;
     return outcome.events;

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ErrorCodes, HeadspaceError, runEvents, sessionStreamId } from '@headspace/contracts';
 import { ConcurrencyError, EventStore, type RecordedEvent } from '@headspace/event-store';
 import { EventProcessor, NATS_CONNECTION } from '@headspace/platform';
-import { withSpan } from '@headspace/telemetry';
+import { inContext, withSpan } from '@headspace/telemetry';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { PersonaPool } from './persona-pool';
 import { PlanApproval } from './plan-approval';
@@ -129,19 +129,18 @@ export class RunProcess extends EventProcessor {
   }
 
   async reconcile(runId: string): Promise<void> {
-    await withSpan('run pass', { attributes: { 'headspace.run_id': runId } }, async () => {
-      for (let attempt = 0; attempt < 5; attempt++) {
-        try {
-          return await this.pass(runId);
-        } catch (error) {
-          if (!(error instanceof ConcurrencyError)) throw error;
-        }
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const run = await RunRecorder.load(this.store, runId);
+      try {
+        // A pass belongs to the phase the run is in: its trace is the run's, whichever process drives it (ADR 0028).
+        return await inContext(run.spans.phase(run.events), () => withSpan('run pass', { attributes: { 'headspace.run_id': runId, 'headspace.phase': run.state.phase } }, () => this.pass(run)));
+      } catch (error) {
+        if (!(error instanceof ConcurrencyError)) throw error;
       }
-    });
+    }
   }
 
-  private async pass(runId: string): Promise<void> {
-    const run = await RunRecorder.load(this.store, runId);
+  private async pass(run: RunRecorder): Promise<void> {
     for (let step = 0; step < MAX_STEPS_PER_PASS && !this.stopping; step++) {
       const before = run.streamVersion;
       await this.recordEndedSessions(run);
@@ -283,6 +282,11 @@ export class RunProcess extends EventProcessor {
    */
   private async launch(run: RunRecorder, session: RunSessionState, worktree?: string): Promise<void> {
     if ((await this.store.streamVersion(sessionStreamId(session.sessionId))) !== null) return;
+    // The session's start (and so the session) is recorded in its attempt's span.
+    await inContext(run.spans.attempt(run.events, session.sessionId), () => this.launchSession(run, session, worktree));
+  }
+
+  private async launchSession(run: RunRecorder, session: RunSessionState, worktree?: string): Promise<void> {
     const state = run.state;
     if (session.taskKey) await this.board.claim(state, session.taskKey, session.persona, session.attempt, session.sessionId);
     await this.ensureWorkspace(state);

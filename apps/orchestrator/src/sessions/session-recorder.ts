@@ -1,6 +1,7 @@
 import { sessionStreamId } from '@headspace/contracts';
 import { foldEvents, handleCommand, type EventStore, type RecordedEvent } from '@headspace/event-store';
 import { redactStep } from '../redaction/redact-step';
+import { countSessionEvents } from '../telemetry/orchestrator-metrics';
 import { agentSessionDecider, type SessionCommand, type SessionEvent, type SessionState } from './agent-session.decider';
 
 /**
@@ -60,6 +61,7 @@ export class SessionRecorder {
       metadata,
     }).then((outcome) => {
       if (!outcome.replayed) this.history = [...this.history, ...outcome.events];
+      if (!outcome.replayed) countSessionEvents(this.sessionId, outcome.events, outcome.state);
       this.current = outcome.state;
       this.version = outcome.streamVersion;
       return outcome.events;

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import type { EventData, sessionStarted } from '@headspace/contracts';
+import { sessionStreamId, type EventData, type sessionStarted } from '@headspace/contracts';
 import { EventStore, quoteIdent } from '@headspace/event-store';
 import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
+import { inContext, storedContext } from '@headspace/telemetry';
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { AgentSessionRunner, SessionInterrupted, type SessionLimits, type SessionOutcome, type SessionPorts } from './run-session/agent-session.runner';
@@ -119,9 +120,12 @@ export class SessionSupervisor implements OnApplicationBootstrap, BeforeApplicat
       const recorder = await SessionRecorder.load(this.store, sessionId);
       const started = recorder.state.started;
       if (!started || recorder.state.status === 'ended') return undefined;
-      const { ports, limits, close } = await this.factory.create(started);
-      closePorts = close;
-      const outcome = await new AgentSessionRunner(recorder, ports, limits, abort.signal).run();
+      // In the trace its start was recorded in (the run's task attempt), wherever and whenever it resumes.
+      const outcome = await inContext(storedContext(await this.startMetadata(sessionId)), async () => {
+        const { ports, limits, close } = await this.factory.create(started);
+        closePorts = close;
+        return new AgentSessionRunner(recorder, ports, limits, abort.signal).run();
+      });
       for (const resolve of this.waiters.get(sessionId) ?? []) resolve(outcome);
       this.waiters.delete(sessionId);
       return outcome;
@@ -133,6 +137,12 @@ export class SessionSupervisor implements OnApplicationBootstrap, BeforeApplicat
       await closePorts?.().catch(() => undefined);
       await this.release(sessionId).catch(() => undefined);
     }
+  }
+
+  /** The metadata of the session's start: its stored trace context. */
+  private async startMetadata(sessionId: string): Promise<Record<string, unknown> | undefined> {
+    const { rows } = await this.pool.query<{ metadata: Record<string, unknown> }>(`SELECT metadata FROM ${this.q}.events WHERE stream_id = $1 AND stream_version = 1`, [sessionStreamId(sessionId)]);
+    return rows[0]?.metadata;
   }
 
   private async acquire(sessionId: string): Promise<boolean> {

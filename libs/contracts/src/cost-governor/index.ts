@@ -12,6 +12,7 @@ export * from './routing.contracts';
 export * from './budget.contracts';
 export * from './reporting.contracts';
 export * from './quota.contracts';
+export * from './call-cost';
 
 /** Every event the cost-governor records: its EventStore validates against these. */
 export const costGovernorEvents: EventDefinition[] = [...priceEvents, ...usageEvents, ...budgetEvents, ...reportingEvents, ...quotaEvents];

@@ -24,8 +24,9 @@ const OTHERS = (self: ServiceName) => ServiceNames.filter((s) => s !== self);
 
 export const SERVICE_NATS_ROUTES: Readonly<Record<ServiceName, ServiceNatsRoutes>> = {
   // The front door: the REST API maps onto every service's commands and queries (HTTP roles decide
-  // who may call what); the SSE stream tails every event stream. It owns no events and serves nothing.
-  gateway: { calls: OTHERS('gateway'), consumes: OTHERS('gateway'), ownsEvents: false, serves: false, orderedConsumers: true },
+  // who may call what); the SSE stream tails every event stream. Its own stream holds the webhook
+  // subscriptions' events (ADR 0027); it serves nothing.
+  gateway: { calls: OTHERS('gateway'), consumes: ServiceNames, ownsEvents: true, serves: false, orderedConsumers: true },
   // Every service reports its own unhandled errors to Leon (ops-leon's report-exception).
   'team-manager': { calls: ['ops-leon'], consumes: [], ownsEvents: true, serves: true },
   // Drives the team board and mail (team-manager) and asks the governor before spending; reacts to

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { meter } from '@headspace/telemetry';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { meter, storedContext } from '@headspace/telemetry';
 import type { Pool, PoolClient } from 'pg';
 import { dropAppendSignals, onAppended, releaseAppendSignals } from '../append-signal';
 import { quoteIdent } from '../quote-ident';
@@ -14,12 +14,29 @@ export { batchSql, idlePeekSql, typedPeekSql } from './processor-sql';
 
 const tracer = trace.getTracer('headspace.event-store');
 const lagGauge = meter.createObservableGauge('headspace.processor.lag', {
-  description: 'Events recorded but not yet handled by a processor',
+  description: "Events after a processor's stored checkpoint that it would handle (its backlog, counted up to LAG_SCAN_LIMIT)",
 });
 const handledCounter = meter.createCounter('headspace.processor.events_handled');
-const lagByProcessor = new Map<string, { schema: string; lag: number }>();
-lagGauge.addCallback((result) => {
-  for (const [name, { schema, lag }] of lagByProcessor) result.observe(lag, { processor: name, schema });
+/** The longest backlog a scrape counts: past it the gauge stays at the cap rather than scanning on. */
+export const LAG_SCAN_LIMIT = 100_000;
+/**
+ * The processors started in this process, by schema and name (a replica started later replaces an
+ * earlier one of the same name): each collection counts their backlogs, stopped ones included, so a
+ * processor that stopped while its events kept coming shows them. One whose pool has closed is dropped.
+ */
+const lagSources = new Map<string, ProcessorRunner>();
+lagGauge.addCallback(async (result) => {
+  await Promise.all(
+    [...lagSources].map(async ([key, runner]) => {
+      try {
+        result.observe(await runner.lag(), { processor: runner.name, schema: runner.reads.schema });
+      } catch (error) {
+        // Its pool ended, or its schema was dropped (invalid_schema_name, undefined_table): it is gone for good.
+        const gone = runner.poolEnded || ['3F000', '42P01'].includes((error as { code?: string }).code ?? '');
+        if (gone && lagSources.get(key) === runner) lagSources.delete(key);
+      }
+    }),
+  );
 });
 
 export interface ProcessorOptions {
@@ -199,7 +216,7 @@ export class ProcessorRunner {
         this.wake?.();
       });
     }
-    lagByProcessor.set(this.options.name, { schema: this.options.schema, lag: 0 });
+    lagSources.set(`${this.options.schema}\0${this.options.name}`, this);
     this.loop = this.run();
   }
 
@@ -286,10 +303,19 @@ export class ProcessorRunner {
     return result;
   }
 
-  /** Events recorded after this processor's checkpoint. */
+  /** Events after this processor's stored checkpoint that it would handle (of its types), counted up to LAG_SCAN_LIMIT. */
   async lag(): Promise<number> {
-    const { rows } = await this.options.pool.query<{ lag: string }>(lagSql(this.q), [this.options.name]);
+    const { rows } = await this.options.pool.query<{ lag: string }>({
+      name: `hs-processor-lag-${this.options.schema}`,
+      text: lagSql(this.q),
+      values: [this.options.name, this.options.types ?? null, LAG_SCAN_LIMIT],
+    });
     return Number(rows[0]?.lag ?? 0);
+  }
+
+  /** Whether the pool it reads with has been ended (its lag can no longer be counted). */
+  get poolEnded(): boolean {
+    return (this.options.pool as Pool & { ended?: boolean }).ended === true;
   }
 
   private async run(): Promise<void> {
@@ -377,7 +403,6 @@ export class ProcessorRunner {
     if (peek.pending !== true) return 'idle';
     if (!types || peek.wanted !== false || peek.last_tx === null || peek.last_pos === null) return 'due';
     this.known = { transactionId: peek.last_tx, globalPosition: BigInt(peek.last_pos) };
-    if (peek.seen < PEEK_PAGE) this.updateLag(0);
     return peek.seen < PEEK_PAGE ? 'skipped' : 'skipped-more';
   }
 
@@ -408,7 +433,6 @@ export class ProcessorRunner {
           // unlocked mode the lease owner, already proved the lease is ours).
           if (open) await client.query('ROLLBACK');
           open = false;
-          this.updateLag(0);
           return 0;
         }
         const read = this.known ?? { transactionId: from.cp_tx!, globalPosition: BigInt(from.cp_pos!) };
@@ -419,7 +443,6 @@ export class ProcessorRunner {
         this.known = read;
         this.lease.renewedAt = Date.now();
         this.unstored = false;
-        this.updateLag(0);
         return 0;
       }
       const events = rows.map((row) => this.decode(toRecordedEvent(row)));
@@ -433,7 +456,6 @@ export class ProcessorRunner {
         if (open) await client.query('ROLLBACK');
         open = false;
         this.known = positionOf(last);
-        this.updateLag(rows.length === this.batchSize ? this.batchSize : 0);
         return rows.length;
       }
       if (!transactional && rows.length === this.batchSize) this.readAhead(last);
@@ -457,7 +479,6 @@ export class ProcessorRunner {
       }
       this.known = positionOf(last);
       handledCounter.add(wanted.length, { processor: this.options.name });
-      this.updateLag(rows.length === this.batchSize ? this.batchSize : 0);
       return rows.length;
     } finally {
       dropAppendSignals(client); // a batch that did not commit appended nothing
@@ -507,7 +528,11 @@ export class ProcessorRunner {
   }
 
   private async handleInSpan(events: RecordedEvent[], client: PoolClient): Promise<void> {
-    await tracer.startActiveSpan(`process ${this.options.name}`, { kind: SpanKind.CONSUMER }, async (span) => {
+    // In the trace of the events it handles: a child of theirs when they share one, else linked to each (ADR 0028).
+    const causes = [...new Map(events.flatMap((e) => trace.getSpanContext(storedContext(e.metadata) ?? ROOT_CONTEXT) ?? []).map((c) => [c.spanId, c])).values()];
+    const parent = causes.length === 1 ? trace.setSpanContext(ROOT_CONTEXT, causes[0]) : ROOT_CONTEXT;
+    const links = causes.length > 1 ? causes.slice(0, 32).map((context) => ({ context })) : [];
+    await tracer.startActiveSpan(`process ${this.options.name}`, { kind: SpanKind.CONSUMER, links }, parent, async (span) => {
       span.setAttributes({ 'headspace.processor': this.options.name, 'headspace.event_count': events.length });
       try {
         await this.options.handle(events, client);
@@ -543,10 +568,6 @@ export class ProcessorRunner {
     this.ahead = null;
     this.unstored = false;
     return LOST_LEASE;
-  }
-
-  private updateLag(lag: number): void {
-    lagByProcessor.set(this.options.name, { schema: this.options.schema, lag });
   }
 
   /** Releases the waiters whose horizon the last fence has reached (all of them when stopping). */

@@ -108,7 +108,17 @@ export function idlePeekSql(q: string): string {
                ORDER BY transaction_id, global_position LIMIT 1) n ON true`;
 }
 
-/** Events recorded after a processor's checkpoint ($1: processor). */
+/**
+ * A processor's backlog ($1: processor; $2: its types, null for all; $3: the most events looked at):
+ * the events after its stored checkpoint it would handle. One range scan of the log-order index from
+ * the checkpoint, at most $3 entries long, so a scrape costs the backlog (capped), never the log.
+ */
 export const lagSql = (q: string) =>
-  `SELECT count(*) AS lag FROM ${q}.events e, ${q}.checkpoints c
-    WHERE c.processor = $1 AND (e.transaction_id, e.global_position) > (c.transaction_id, c.global_position)`;
+  `SELECT count(*) FILTER (WHERE $2::text[] IS NULL OR b.type = ANY($2::text[])) AS lag
+     FROM ${q}.checkpoints c
+     CROSS JOIN LATERAL (
+       SELECT e.type FROM ${q}.events e
+        WHERE (e.transaction_id, e.global_position) > (c.transaction_id, c.global_position)
+        ORDER BY e.transaction_id, e.global_position
+        LIMIT $3) b
+    WHERE c.processor = $1`;

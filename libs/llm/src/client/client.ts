@@ -1,8 +1,12 @@
+import { performance } from 'node:perf_hooks';
 import type Anthropic from '@anthropic-ai/sdk';
-import { SpanKind, withSpan, type Span } from '@headspace/telemetry';
+import type { PriceTable } from '@headspace/contracts';
+import { agentAttributes, SpanKind, withSpan, type Span } from '@headspace/telemetry';
 import { mapLlmError } from './errors';
 import { fitThinking, thinkingSettings, type EffortLevel } from './effort';
+import { recordGenAiFailure, recordGenAiSuccess, type GenAiCall } from './genai-metrics';
 import { MODEL_TABLE, resolveModel } from './models';
+import { usageCostUsd } from './pricing';
 import { normaliseUsage, type LlmUsage } from './usage';
 
 export interface LlmClientOptions {
@@ -17,6 +21,11 @@ export interface LlmClientOptions {
   defaultHeaders?: Record<string, string>;
   /** Emit the SDK's own per-call child spans as well (default true). */
   sdkTraces?: boolean;
+  /**
+   * The price table the `chat` span's `headspace.cost.usd` is computed with (the cost governor's
+   * published one, or a getter returning the newest); without one the span carries no cost.
+   */
+  prices?: PriceTable | (() => PriceTable | undefined);
 }
 
 /** One model call. `model` may be an alias; everything else is the Messages API's own shape. */
@@ -81,12 +90,14 @@ export function toMessageParams(request: LlmRequest): Anthropic.MessageCreatePar
   return body;
 }
 
-function setUsageAttributes(span: Span, message: Anthropic.Message, usage: LlmUsage): void {
+function setUsageAttributes(span: Span, message: Anthropic.Message, usage: LlmUsage, costUsd: number | undefined): void {
   span.setAttributes({
     'gen_ai.response.model': message.model,
     'gen_ai.response.id': message.id,
     'gen_ai.response.finish_reasons': message.stop_reason ? [message.stop_reason] : [],
-    'gen_ai.usage.input_tokens': usage.inputTokens,
+    // The semantic conventions count every token the model read as input, cache reads and writes included.
+    'gen_ai.usage.input_tokens': usage.totalInputTokens,
+    'headspace.llm.uncached_input_tokens': usage.inputTokens,
     'gen_ai.usage.output_tokens': usage.outputTokens,
     'gen_ai.usage.cache_creation.input_tokens': usage.cacheCreationTokens,
     'gen_ai.usage.cache_read.input_tokens': usage.cacheReadTokens,
@@ -94,6 +105,7 @@ function setUsageAttributes(span: Span, message: Anthropic.Message, usage: LlmUs
     'headspace.llm.cache_creation_1h_tokens': usage.cacheCreation1hTokens,
     'headspace.llm.simulated': message.id.startsWith('msg_sim_'),
   });
+  if (costUsd !== undefined) span.setAttribute('headspace.cost.usd', costUsd);
   if (usage.serviceTier) span.setAttribute('headspace.llm.service_tier', usage.serviceTier);
 }
 
@@ -119,15 +131,25 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         }),
     ));
 
-  const spanFor = <T>(body: Anthropic.MessageCreateParamsNonStreaming, effort: EffortLevel | undefined, stream: boolean, fn: (span: Span) => Promise<T>) =>
-    withSpan(
+  const priceTable = typeof options.prices === 'function' ? options.prices : () => options.prices as PriceTable | undefined;
+
+  /** The `chat` span and the GenAI client metrics around one model call. */
+  const observed = (
+    body: Anthropic.MessageCreateParamsNonStreaming,
+    effort: EffortLevel | undefined,
+    stream: boolean,
+    call: () => Promise<Anthropic.Message>,
+  ): Promise<LlmResult> => {
+    const genAi: GenAiCall = { operation: 'chat', provider: 'anthropic', requestModel: body.model };
+    return withSpan(
       `chat ${body.model}`,
       {
         kind: SpanKind.CLIENT,
         attributes: {
+          ...agentAttributes(),
           'gen_ai.system': 'anthropic',
-          'gen_ai.provider.name': 'anthropic',
-          'gen_ai.operation.name': 'chat',
+          'gen_ai.provider.name': genAi.provider,
+          'gen_ai.operation.name': genAi.operation,
           'gen_ai.request.model': body.model,
           'gen_ai.request.max_tokens': body.max_tokens,
           'headspace.llm.stream': stream,
@@ -136,8 +158,24 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
           ...(body.output_config?.effort ? { 'headspace.llm.output_effort': body.output_config.effort } : {}),
         },
       },
-      fn,
+      async (span) => {
+        const startedAt = performance.now();
+        let message: Anthropic.Message;
+        try {
+          message = await call();
+        } catch (error) {
+          const mapped = mapLlmError(error);
+          recordGenAiFailure(genAi, (performance.now() - startedAt) / 1_000, mapped.code);
+          throw mapped;
+        }
+        const r = result(message, body.model);
+        recordGenAiSuccess(genAi, message.model, (performance.now() - startedAt) / 1_000, r.usage);
+        const table = priceTable();
+        setUsageAttributes(span, message, r.usage, table ? usageCostUsd(table, message.model, r.usage) ?? usageCostUsd(table, body.model, r.usage) : undefined);
+        return r;
+      },
     );
+  };
 
   return {
     sdk: sdkClient,
@@ -145,33 +183,15 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
     baseURL: options.baseURL ?? process.env.ANTHROPIC_BASE_URL ?? 'https://api.anthropic.com',
     async create(request) {
       const body = toMessageParams(request);
-      return spanFor(body, request.effort, false, async (span) => {
-        let message: Anthropic.Message;
-        try {
-          message = await (await sdkClient()).messages.create(body, { signal: request.signal });
-        } catch (error) {
-          throw mapLlmError(error);
-        }
-        const r = result(message, body.model);
-        setUsageAttributes(span, message, r.usage);
-        return r;
-      });
+      return observed(body, request.effort, false, async () => (await sdkClient()).messages.create(body, { signal: request.signal }));
     },
     async stream(request, handlers = {}) {
       const body = toMessageParams(request);
-      return spanFor(body, request.effort, true, async (span) => {
-        let message: Anthropic.Message;
-        try {
-          const stream = (await sdkClient()).messages.stream(body, { signal: request.signal });
-          if (handlers.onEvent) stream.on('streamEvent', (event) => handlers.onEvent?.(event));
-          if (handlers.onText) stream.on('text', (delta) => handlers.onText?.(delta));
-          message = await stream.finalMessage();
-        } catch (error) {
-          throw mapLlmError(error);
-        }
-        const r = result(message, body.model);
-        setUsageAttributes(span, message, r.usage);
-        return r;
+      return observed(body, request.effort, true, async () => {
+        const stream = (await sdkClient()).messages.stream(body, { signal: request.signal });
+        if (handlers.onEvent) stream.on('streamEvent', (event) => handlers.onEvent?.(event));
+        if (handlers.onText) stream.on('text', (delta) => handlers.onText?.(delta));
+        return stream.finalMessage();
       });
     },
     async countTokens(request) {

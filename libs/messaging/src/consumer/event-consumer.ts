@@ -7,6 +7,7 @@ import { headersToRecord, optionalHeaderCarrier } from '../headers/hs-headers';
 import { ensureDurableConsumer } from '../provisioning/jetstream-provisioning';
 import { writeDeadLetter } from './dead-letter-writer';
 import { beginWithInbox } from './inbox';
+import { watchConsumerPending } from './jetstream-consumer-metrics';
 import { asDatabaseUnavailable, DatabaseUnavailableError, quoteIdent } from '@headspace/event-store';
 
 const handledCounter = meter.createCounter('headspace.consumer.handled', { description: 'Messages a consumer applied' });
@@ -94,6 +95,11 @@ export async function createConsumer(options: ConsumerOptions): Promise<EventCon
       maxAckPending: Math.max(1_000, (options.batch ?? 32) * 4),
     });
   }
+
+  const unwatchPending = watchConsumerPending(options.js, options.stream, options.durable);
+  // Exported from the start at 0, so a dashboard's rate over them has a series before the first failure.
+  deadCounter.add(0, labels);
+  failedCounter.add(0, labels);
 
   let stopping = false;
   let messages: ConsumerMessages | undefined;
@@ -360,6 +366,7 @@ export async function createConsumer(options: ConsumerOptions): Promise<EventCon
       for (const wake of [...outageWaits]) wake();
       await messages?.close();
       await loop;
+      unwatchPending();
     },
   };
 }

@@ -15,3 +15,5 @@ export { ensureBubblewrap, findBubblewrap } from './bubblewrap';
 export type { BubblewrapStatus } from './bubblewrap';
 export { ensurePythonClients } from './python';
 export type { PythonClientsStatus } from './python';
+export { ensurePrometheusBinary, ensurePostgresExporterBinary, findPrometheusBinary, findPostgresExporterBinary, startPrometheus, startPostgresExporter } from './prometheus';
+export type { PrometheusHandle, PrometheusQueryResponse, ExporterHandle, ScrapeTarget } from './prometheus';

@@ -7,7 +7,7 @@ import type { RequestContext } from '@headspace/messaging';
 import { APP_CONFIG } from '@headspace/platform';
 import type { z } from 'zod';
 import type { AppConfig } from '../../config';
-import { costOf } from '../../prices/cost';
+import { costOf } from '@headspace/contracts';
 import { recordBudgetMetrics, recordDecisionMetric } from '../../reporting/cost-metrics';
 import { annotateDecisionSpan } from '../../reporting/cost-span-attributes';
 import { routeModel } from '../../routing/model-router';

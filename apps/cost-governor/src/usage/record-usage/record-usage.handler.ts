@@ -12,7 +12,7 @@ import type { ActiveBudget } from '../../budgets/budget.decider';
 import { BudgetGroupCommit } from '../../budgets/budget-group-commit';
 import { firstEventId } from '../../budgets/budget-tick';
 import { toBudgetView } from '../../budgets/budget-view';
-import { costOf } from '../../prices/cost';
+import { costOf } from '@headspace/contracts';
 import { recordBudgetMetrics, recordUsageMetrics } from '../../reporting/cost-metrics';
 import { annotateUsageSpan } from '../../reporting/cost-span-attributes';
 import { metadataOf } from '../../shared/event-metadata';

@@ -13,10 +13,13 @@ export interface ReceivedRequest {
 export class WebhookReceiver {
   readonly requests: ReceivedRequest[] = [];
   answer: (path: string, body: string, seen: ReceivedRequest[]) => number = () => 200;
+  /** The `Location` of 3xx answers. */
+  redirectTo?: string;
   private server?: Server;
   url = '';
 
-  async start(): Promise<this> {
+  /** `host`: a loopback address other than 127.0.0.1 serves as "another machine" in the SSRF specs. */
+  async start(host = '127.0.0.1'): Promise<this> {
     this.server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -25,11 +28,11 @@ export class WebhookReceiver {
         const path = req.url ?? '/';
         const status = this.answer(path, body, this.requests);
         this.requests.push({ path, headers: req.headers, body, status, at: performance.now() });
-        res.writeHead(status).end();
+        res.writeHead(status, status >= 300 && status < 400 && this.redirectTo ? { location: this.redirectTo } : {}).end();
       });
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve) => this.server!.listen(0, host, resolve));
+    this.url = `http://${host}:${(this.server.address() as AddressInfo).port}`;
     return this;
   }
 

@@ -4,6 +4,7 @@ import { listPersonas, runLimitsSchema, startRun, type RunRoster } from '@headsp
 import { EventStore } from '@headspace/event-store';
 import { request, type RequestContext } from '@headspace/messaging';
 import { NATS_CONNECTION } from '@headspace/platform';
+import { beginStoredSpan, inContext } from '@headspace/telemetry';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { createHash, randomUUID } from 'node:crypto';
 import type { z } from 'zod';
@@ -43,7 +44,9 @@ export class StartRunHandler {
     const title = titleOf(input.goal);
     const runId = input.runId ?? runIdFor(title, ctx.commandId ?? randomUUID());
     const run = await RunRecorder.load(this.store, runId);
-    await run.record({
+    // The run's trace begins here: run.started stores the run span's context, its work parents on it (ADR 0028).
+    const runSpan = run.spans.run ?? beginStoredSpan(`run ${runId}`, { attributes: { 'headspace.run_id': runId, 'headspace.team': input.team } });
+    await inContext(runSpan, async () => run.record({
       type: 'start-run',
       runId,
       team: input.team,
@@ -58,7 +61,7 @@ export class StartRunHandler {
       ...(input.fix ? { fix: input.fix } : {}),
       simulated: this.sessions.simulated,
       now: new Date().toISOString(),
-    });
+    }));
     return { runId, streamVersion: run.streamVersion.toString() };
   }
 

@@ -20,6 +20,7 @@ import { LlmModelPort } from './llm-model.adapter';
 import { handoffPort, reflectionPort } from './protocol-ports';
 import { sessionPolicy, type ManifestMember } from './session-policy';
 import { TEAM_TOOLS_PORT, type TeamToolsFor } from './team-tools.port';
+import { tracedHooks } from './traced-hooks';
 import { WorkspaceToolPort } from './workspace-tools.adapter';
 
 type Started = EventData<typeof sessionStarted>;
@@ -68,7 +69,7 @@ export class DefaultSessionPortsFactory implements SessionPortsFactory {
         builtins: this.config.HS_FORMAT_COMMAND ? { formatOnWrite: { command: this.config.HS_FORMAT_COMMAND } } : {},
         ...(sandbox ? { sandbox } : {}),
         onAsyncOutcome: (outcome) => this.hookFailures.outcome(outcome, started),
-      }).then((engine) => this.hookFailures.watch(engine, started)),
+      }).then((engine) => tracedHooks(this.hookFailures.watch(engine, started))),
       this.systemPrompt(started, member, policy.owns),
     ]);
     const ports: SessionPorts = {

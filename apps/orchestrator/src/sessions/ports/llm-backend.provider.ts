@@ -1,6 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { describeLlmBackend, openLlmBackend, type OpenLlmBackend } from '@headspace/llm';
-import { APP_CONFIG } from '@headspace/platform';
+import { getPrices } from '@headspace/contracts';
+import { describeLlmBackend, openLlmBackend, PriceTableCache, type OpenLlmBackend } from '@headspace/llm';
+import { request } from '@headspace/messaging';
+import { APP_CONFIG, NATS_CONNECTION } from '@headspace/platform';
+import type { NatsConnection } from '@nats-io/nats-core';
 import type { AppConfig } from '../../config';
 
 /**
@@ -12,13 +15,22 @@ export class LlmBackendProvider implements OnApplicationShutdown {
   private readonly logger = new Logger('LlmBackend');
   private opening?: Promise<OpenLlmBackend>;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  /** The cost governor's price table, for the USD cost on `chat` spans. */
+  private readonly prices: PriceTableCache;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(NATS_CONNECTION) nc: NatsConnection,
+  ) {
+    this.prices = new PriceTableCache(async () => (await request(nc, getPrices, {})).table, undefined, (line) => this.logger.warn(line));
+  }
 
   get simulated(): boolean {
     return !this.config.ANTHROPIC_API_KEY;
   }
 
   get(): Promise<OpenLlmBackend> {
+    if (!this.opening) void this.prices.refresh();
     this.opening ??= openLlmBackend({
       env: {
         ANTHROPIC_API_KEY: this.config.ANTHROPIC_API_KEY,
@@ -29,6 +41,7 @@ export class LlmBackendProvider implements OnApplicationShutdown {
       timeoutMs: this.config.LLM_TIMEOUT_MS,
       maxRetries: this.config.LLM_MAX_RETRIES,
       log: (line) => this.logger.log(line),
+      prices: this.prices.current,
     }).then((opened) => {
       this.logger.log(`model backend: ${JSON.stringify(describeLlmBackend(opened.backend))}`);
       return opened;

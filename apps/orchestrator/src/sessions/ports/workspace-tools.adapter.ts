@@ -26,10 +26,13 @@ export class WorkspaceToolPort implements ToolPort {
   private readonly registry: ToolRegistry;
   /** The tools array is the same on every turn (and must be, for the prompt cache): built once. */
   private defs?: ConversationBlock[];
+  private readonly teamToolNames: ReadonlySet<string>;
 
   constructor(private readonly options: WorkspaceToolsOptions) {
+    const teamTools = options.teamTools ? createTeamTools(options.teamTools) : [];
+    this.teamToolNames = new Set(teamTools.map((t) => t.name));
     this.registry = new ToolRegistry({
-      tools: [...workspaceTools, ...(options.teamTools ? createTeamTools(options.teamTools) : [])],
+      tools: [...workspaceTools, ...teamTools],
       policy: options.policy,
       ...(options.lockChecker ? { lockChecker: options.lockChecker } : {}),
     });
@@ -55,6 +58,10 @@ export class WorkspaceToolPort implements ToolPort {
       filesModified: out.result.filesModified ?? [],
       hooks: hookDecisions(out.outcomes),
     };
+  }
+
+  typeOf(name: string): 'function' | 'extension' {
+    return this.teamToolNames.has(name) ? 'extension' : 'function';
   }
 
   async onStop(lastText: string): Promise<string | undefined> {

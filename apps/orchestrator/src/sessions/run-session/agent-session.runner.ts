@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
 import type { SessionUsage, sessionExitReasons } from '@headspace/contracts';
 import { ConcurrencyError } from '@headspace/event-store';
-import { withSpan } from '@headspace/telemetry';
+import { recordError, SpanStatusCode, tracer, withAgentAttributes, withSpan, type Context, type GenAiAgentAttributes, type Span } from '@headspace/telemetry';
+import { context, trace } from '@opentelemetry/api';
 import type { PendingStep, SessionRecorder } from '../session-recorder';
 import { conversationOf, type ConversationBlock, type ConversationMessage } from '../session-conversation';
 import type { BudgetDecision, BudgetPort, HandoffPort, MailPort, ModelPort, ModelReply, ReflectionPort, ToolPort } from './session-ports';
@@ -74,31 +75,76 @@ export class AgentSessionRunner {
    */
   private readonly liveInputs = new Map<string, unknown>();
 
+  /**
+   * The span of the turn whose tool calls and Stop hooks run now: it stays open after the reply, so
+   * they are its children, and ends when the next turn starts or the session stops.
+   */
+  private turnSpan?: { turn: number; span: Span; context: Context };
+
   run(): Promise<SessionOutcome> {
     const started = this.recorder.state.started!;
-    return withSpan(
-      `invoke_agent ${started.persona}`,
-      { attributes: { 'headspace.session_id': started.sessionId, 'headspace.persona': started.persona, 'headspace.team': started.team, 'headspace.task_id': started.taskId ?? '' } },
-      async () => {
-        this.settling = this.settleLastTurn();
-        let exit: Exit;
+    const agent: GenAiAgentAttributes = {
+      'gen_ai.agent.name': started.persona,
+      'gen_ai.agent.id': started.sessionId,
+      'gen_ai.conversation.id': started.sessionId,
+      'headspace.persona': started.persona,
+      'headspace.team': started.team,
+      'headspace.session_id': started.sessionId,
+      ...(started.runId ? { 'headspace.run_id': started.runId } : {}),
+      ...(started.taskId ? { 'headspace.task_id': started.taskId } : {}),
+    };
+    // The model client copies these onto every `chat` span and GenAI metric beneath.
+    return withAgentAttributes(agent, () =>
+      withSpan(`invoke_agent ${started.persona}`, { attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.request.model': started.model, ...agent } }, async () => {
         try {
-          exit = await this.loop();
-          await this.settling;
-        } catch (error) {
-          // Whatever stopped the loop, the last call's usage is still settled before the session ends,
-          // and no append of ours is in flight when the end is recorded.
-          await Promise.allSettled([this.settling, this.toolRecording]);
-          if (error instanceof SessionInterrupted) throw error;
-          // Another instance took the session over (its lease expired here): it carries on, not us.
-          if (error instanceof ConcurrencyError) throw new SessionInterrupted();
-          exit = { exitReason: 'error', summary: 'The session failed', error: (error as Error).message };
+          return await this.runInSpan();
+        } finally {
+          this.endTurn();
         }
-        await this.recorder.record({ type: 'end-session', sessionId: this.recorder.sessionId, ...exit, now: this.ports.clock() });
-        const state = this.recorder.state;
-        return { exitReason: exit.exitReason, summary: exit.summary, turns: state.turns, usage: state.usage };
-      },
+      }),
     );
+  }
+
+  private async runInSpan(): Promise<SessionOutcome> {
+    this.settling = this.settleLastTurn();
+    let exit: Exit;
+    try {
+      exit = await this.loop();
+      await this.settling;
+    } catch (error) {
+      // Whatever stopped the loop, the last call's usage is still settled before the session ends,
+      // and no append of ours is in flight when the end is recorded.
+      await Promise.allSettled([this.settling, this.toolRecording]);
+      if (error instanceof SessionInterrupted) throw error;
+      // Another instance took the session over (its lease expired here): it carries on, not us.
+      if (error instanceof ConcurrencyError) throw new SessionInterrupted();
+      exit = { exitReason: 'error', summary: 'The session failed', error: (error as Error).message };
+    }
+    await this.recorder.record({ type: 'end-session', sessionId: this.recorder.sessionId, ...exit, now: this.ports.clock() });
+    const state = this.recorder.state;
+    return { exitReason: exit.exitReason, summary: exit.summary, turns: state.turns, usage: state.usage };
+  }
+
+  /** Opens turn n's span (ending the previous one) beneath the session's. */
+  private openTurn(turn: number, resumed = false): Context {
+    this.endTurn();
+    const span = tracer.startSpan(`turn ${turn}`, { attributes: { 'headspace.session_id': this.recorder.sessionId, 'headspace.turn': turn, ...(resumed ? { 'headspace.resumed': true } : {}) } });
+    this.turnSpan = { turn, span, context: trace.setSpan(context.active(), span) };
+    return this.turnSpan.context;
+  }
+
+  private endTurn(error?: unknown): void {
+    const open = this.turnSpan;
+    if (!open) return;
+    this.turnSpan = undefined;
+    if (error === undefined) open.span.setStatus({ code: SpanStatusCode.OK });
+    else recordError(open.span, error);
+    open.span.end();
+  }
+
+  /** Runs fn in turn n's span; a resumed session opens one for the turn it carries on. */
+  private inTurn<T>(turn: number, fn: () => Promise<T>): Promise<T> {
+    return context.with(this.turnSpan?.turn === turn ? this.turnSpan.context : this.openTurn(turn, true), fn);
   }
 
   private async loop(): Promise<Exit> {
@@ -115,7 +161,7 @@ export class AgentSessionRunner {
         // The model stopped talking: Stop hooks may send it back to work; otherwise reflect and end.
         const finalText = textOf(last.data.content);
         await lastTool?.recorded;
-        const keepGoing = await this.ports.tools.onStop(finalText);
+        const keepGoing = await this.inTurn(last.data.turn, () => this.ports.tools.onStop(finalText));
         if (keepGoing) {
           this.extraUserText.push(keepGoing);
         } else {
@@ -152,84 +198,97 @@ export class AgentSessionRunner {
   private async turn(extraText?: string, lastTool?: PendingStep): Promise<Exit | undefined> {
     const turn = this.recorder.state.turns + 1;
     const sessionId = this.recorder.sessionId;
-    return withSpan(`turn ${turn}`, { attributes: { 'headspace.session_id': sessionId, 'headspace.turn': turn } }, async () => {
-      const model = this.recorder.state.model!;
-      // Built once per turn: the budget decision recorded below is not part of the conversation.
-      const conversation = conversationOf([...this.recorder.events, ...(lastTool?.events ?? [])]);
-      const estimatedInputTokens = Math.ceil(JSON.stringify(conversation).length / 4);
-      // The previous turn's usage settled while its tools ran; the governor must count it before this call.
-      await this.settling.catch(async (error) => {
-        await lastTool?.recorded;
+    const turnContext = this.openTurn(turn);
+    // Ends here only if the turn failed or stops the session; otherwise its tools run in it first.
+    return context.with(turnContext, () => this.inference(turn, sessionId, extraText, lastTool)).then(
+      (exit) => {
+        if (exit) this.endTurn();
+        return exit;
+      },
+      (error: unknown) => {
+        this.endTurn(error);
         throw error;
-      });
-      const asked = Promise.all([
-        this.ports.budget.maySpend({ model, estimatedInputTokens, maxOutputTokens: this.limits.maxOutputTokens, turn }),
-        this.ports.mail.peek(),
-      ]);
-      // Nothing else is recorded before the tool result is: the stream keeps the order of the steps.
-      const [answered, toolRecorded] = await Promise.allSettled([asked, lastTool?.recorded]);
-      if (toolRecorded.status === 'rejected') {
-        if (answered.status === 'fulfilled' && goesAhead(answered.value[0])) await this.releaseReservation(answered.value[0], turn, toolRecorded.reason).catch(() => undefined);
-        throw toolRecorded.reason;
-      }
-      if (answered.status === 'rejected') throw answered.reason;
-      const [budget, mail] = answered.value;
-      const decided = this.recorder.record({
-        type: 'record-budget-decision',
-        sessionId,
-        turn,
-        decision: budget.decision,
-        model: budget.model,
-        ...(goesAhead(budget) ? { effort: budget.effort, reservationId: budget.reservationId } : {}),
-        reason: budget.reason,
-        now: this.ports.clock(),
-      });
-      if (!goesAhead(budget)) {
-        await decided;
-        return { exitReason: budget.decision === 'paused' ? 'budget_paused' : 'budget_stopped', summary: budget.reason };
-      }
-      // Mail is marked read only once the call may go ahead; both writes settle before the reply is recorded.
-      const wrote = Promise.all([decided, this.ports.mail.markRead(mail, turn)]);
-      const injected = [...this.extraUserText.splice(0), ...(extraText ? [extraText] : []), ...(mail.text ? [mail.text] : [])].join('\n\n') || undefined;
-      const startedAt = performance.now();
-      let reply: ModelReply;
-      try {
-        reply = await this.ports.model.call({
-          model: budget.model,
-          system: this.ports.system,
-          tools: this.ports.tools.definitions(),
-          messages: withInjected(conversation, injected),
-          maxTokens: this.limits.maxOutputTokens,
-          // The governor's level when it names one (a downgrade to Haiku is always quick), else the session's.
-          effort: budget.effort ?? this.recorder.state.started!.effort,
-        });
-      } catch (error) {
-        await Promise.allSettled([wrote, this.releaseReservation(budget, turn, error)]);
-        throw error;
-      }
-      const durationMs = performance.now() - startedAt;
-      await wrote;
-      this.liveInputs.clear();
-      for (const block of reply.content) if (block.type === 'tool_use') this.liveInputs.set(String(block.id), block.input);
-      // Settling the reservation runs on while the reply is recorded and its tools run (idempotent per
-      // turn: a resumed session settles its last turn again, see settleLastTurn).
-      this.settling = this.ports.budget.recordUsage({ reservationId: budget.reservationId, model: reply.model, usage: reply.usage, turn });
-      this.settling.catch(() => undefined); // awaited before the next call or the end; not unhandled meanwhile
-      await this.recorder.record({
-        type: 'record-model-call',
-        sessionId,
-        turn,
-        model: reply.model,
-        stopReason: reply.stopReason,
-        content: reply.content,
-        usage: reply.usage,
-        injectedMessageIds: mail.messageIds,
-        injectedText: injected,
-        durationMs,
-        now: this.ports.clock(),
-      });
-      return undefined;
+      },
+    );
+  }
+
+  private async inference(turn: number, sessionId: string, extraText: string | undefined, lastTool: PendingStep | undefined): Promise<Exit | undefined> {
+    const model = this.recorder.state.model!;
+    // Built once per turn: the budget decision recorded below is not part of the conversation.
+    const conversation = conversationOf([...this.recorder.events, ...(lastTool?.events ?? [])]);
+    const estimatedInputTokens = Math.ceil(JSON.stringify(conversation).length / 4);
+    // The previous turn's usage settled while its tools ran; the governor must count it before this call.
+    await this.settling.catch(async (error) => {
+      await lastTool?.recorded;
+      throw error;
     });
+    const asked = Promise.all([
+      this.ports.budget.maySpend({ model, estimatedInputTokens, maxOutputTokens: this.limits.maxOutputTokens, turn }),
+      this.ports.mail.peek(),
+    ]);
+    // Nothing else is recorded before the tool result is: the stream keeps the order of the steps.
+    const [answered, toolRecorded] = await Promise.allSettled([asked, lastTool?.recorded]);
+    if (toolRecorded.status === 'rejected') {
+      if (answered.status === 'fulfilled' && goesAhead(answered.value[0])) await this.releaseReservation(answered.value[0], turn, toolRecorded.reason).catch(() => undefined);
+      throw toolRecorded.reason;
+    }
+    if (answered.status === 'rejected') throw answered.reason;
+    const [budget, mail] = answered.value;
+    const decided = this.recorder.record({
+      type: 'record-budget-decision',
+      sessionId,
+      turn,
+      decision: budget.decision,
+      model: budget.model,
+      ...(goesAhead(budget) ? { effort: budget.effort, reservationId: budget.reservationId } : {}),
+      reason: budget.reason,
+      now: this.ports.clock(),
+    });
+    if (!goesAhead(budget)) {
+      await decided;
+      return { exitReason: budget.decision === 'paused' ? 'budget_paused' : 'budget_stopped', summary: budget.reason };
+    }
+    // Mail is marked read only once the call may go ahead; both writes settle before the reply is recorded.
+    const wrote = Promise.all([decided, this.ports.mail.markRead(mail, turn)]);
+    const injected = [...this.extraUserText.splice(0), ...(extraText ? [extraText] : []), ...(mail.text ? [mail.text] : [])].join('\n\n') || undefined;
+    const startedAt = performance.now();
+    let reply: ModelReply;
+    try {
+      reply = await this.ports.model.call({
+        model: budget.model,
+        system: this.ports.system,
+        tools: this.ports.tools.definitions(),
+        messages: withInjected(conversation, injected),
+        maxTokens: this.limits.maxOutputTokens,
+        // The governor's level when it names one (a downgrade to Haiku is always quick), else the session's.
+        effort: budget.effort ?? this.recorder.state.started!.effort,
+      });
+    } catch (error) {
+      await Promise.allSettled([wrote, this.releaseReservation(budget, turn, error)]);
+      throw error;
+    }
+    const durationMs = performance.now() - startedAt;
+    await wrote;
+    this.liveInputs.clear();
+    for (const block of reply.content) if (block.type === 'tool_use') this.liveInputs.set(String(block.id), block.input);
+    // Settling the reservation runs on while the reply is recorded and its tools run (idempotent per
+    // turn: a resumed session settles its last turn again, see settleLastTurn).
+    this.settling = this.ports.budget.recordUsage({ reservationId: budget.reservationId, model: reply.model, usage: reply.usage, turn });
+    this.settling.catch(() => undefined); // awaited before the next call or the end; not unhandled meanwhile
+    await this.recorder.record({
+      type: 'record-model-call',
+      sessionId,
+      turn,
+      model: reply.model,
+      stopReason: reply.stopReason,
+      content: reply.content,
+      usage: reply.usage,
+      injectedMessageIds: mail.messageIds,
+      injectedText: injected,
+      durationMs,
+      now: this.ports.clock(),
+    });
+    return undefined;
   }
 
   /**
@@ -269,8 +328,13 @@ export class AgentSessionRunner {
       if (!this.recorder.state.pendingToolUses[id]) continue;
       const name = String(block.name);
       const startedAt = performance.now();
-      const outcome = await withSpan(`execute_tool ${name}`, { attributes: { 'gen_ai.tool.name': name, 'gen_ai.tool.call.id': id } }, () =>
-        this.ports.tools.run({ id, name, input: this.liveInputs.has(id) ? this.liveInputs.get(id) : block.input }),
+      const attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name, 'gen_ai.tool.call.id': id, 'gen_ai.tool.type': this.ports.tools.typeOf?.(name) ?? 'function' };
+      const outcome = await this.inTurn(last.data.turn, () =>
+        withSpan(`execute_tool ${name}`, { attributes }, async (span) => {
+          const result = await this.ports.tools.run({ id, name, input: this.liveInputs.has(id) ? this.liveInputs.get(id) : block.input });
+          if (result.isError) span.setAttribute('error.type', 'tool_error');
+          return result;
+        }),
       );
       // The raw output: the logger redacts secrets in every line, as the recorder does in every event.
       if (outcome.isError) this.logger.debug(`session ${this.recorder.sessionId}: ${name} failed: ${outcome.content.slice(0, 500)}`);

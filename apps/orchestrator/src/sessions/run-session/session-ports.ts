@@ -40,6 +40,8 @@ export interface ToolPort {
   run(call: { id: string; name: string; input: unknown }): Promise<ToolOutcome>;
   /** Stop hooks: a reason to keep going instead of stopping, or undefined to let the session stop. */
   onStop(lastText: string): Promise<string | undefined>;
+  /** GenAI `gen_ai.tool.type`: `extension` for tools served by another service (the team's), else `function`. */
+  typeOf?(name: string): 'function' | 'extension';
 }
 
 export type BudgetDecision =

@@ -1,4 +1,5 @@
-import type { ModelPrice, PriceTable, UsageTokens } from '@headspace/contracts';
+import type { ModelPrice, PriceTable } from './price.contracts';
+import type { UsageTokens } from './usage.contracts';
 
 export interface CostInput {
   inputTokens: number;
@@ -16,7 +17,7 @@ export interface Cost {
 
 const PER_MILLION = 1_000_000;
 
-/** USD per MTok → integer micro-dollars per MTok (the YAML numbers have at most 6 decimals). */
+/** USD per MTok → integer micro-dollars per MTok (price tables carry at most 6 decimals). */
 const scaled = (usd: number) => BigInt(Math.round(usd * PER_MILLION));
 const times = (rate: bigint, multiplier: number) => BigInt(Math.round(Number(rate) * multiplier));
 
@@ -26,6 +27,8 @@ const times = (rate: bigint, multiplier: number) => BigInt(Math.round(Number(rat
  * where `input` excludes cached tokens and a long-context row replaces both rates for the whole call
  * once input + cache writes + cache reads exceed its threshold. Thinking tokens are inside output.
  * Exact integer arithmetic: tokens × micro-dollars-per-MTok is in pico-dollars; one rounding at the end.
+ * Published here so a caller's own figure (the LLM client's `headspace.cost.usd` on a `chat` span)
+ * is the very sum the cost governor settles budgets with.
  */
 export function costOf(price: ModelPrice, multipliers: PriceTable['multipliers'], tokens: CostInput | UsageTokens, batch: boolean): Cost {
   const totalInput = tokens.inputTokens + tokens.cacheWrite5mTokens + tokens.cacheWrite1hTokens + tokens.cacheReadTokens;
