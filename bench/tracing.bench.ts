@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import { createLlmClient, startSimulator } from '@headspace/llm';
 import { SpanKind, shutdownTelemetry, startTelemetry, withSpan } from '@headspace/telemetry';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
@@ -7,7 +7,8 @@ import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { percentile, type BenchRow } from './bench-kit';
 import { OtlpReceiver } from '../libs/testing/src/otlp-receiver';
 
-const README = join(__dirname, '..', 'README.md');
+// The repository's README: the bench runs from the repo root both compiled (dist/bench) and from source.
+const README = resolve(process.env.HS_ROOT ?? process.cwd(), 'README.md');
 
 /**
  * Agent-turn overhead of tracing: the same simulated turns (one `chat` model call through the LLM
@@ -60,7 +61,7 @@ export async function benchTracing(options: { quick: boolean }): Promise<BenchRo
   try {
     await run('off', 50, false); // warm-up: JIT, the simulator, the exporter's module
     await run('on', 50, false);
-    const rounds = options.quick ? 6 : 40;
+    const rounds = options.quick ? 6 : 200;
     // ABBA order: a round's garbage is partly collected in the next one, so each mode follows each equally often.
     for (let r = 0; r < rounds; r++) {
       for (const mode of r % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
