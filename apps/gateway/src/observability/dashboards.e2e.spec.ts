@@ -243,7 +243,8 @@ describe('the shipped Grafana dashboards against a real Prometheus', () => {
     expect(queries.length).toBeGreaterThan(40);
     const verdicts = await evaluate(queries, start);
 
-    const unexplained = verdicts.filter((v) => !(key(v.query) in NO_EXPORTER_HERE));
+    // A panel whose exporter cannot run here may lack data, but its PromQL must still parse.
+    const unexplained = verdicts.filter((v) => !(key(v.query) in NO_EXPORTER_HERE && v.problem === 'no data'));
     expect(unexplained.map(show)).toEqual([]);
     // An allow-listed panel that has data now should leave the list.
     const listedWithData = Object.keys(NO_EXPORTER_HERE).filter((panel) => !verdicts.some((v) => key(v.query) === panel));
