@@ -9,3 +9,4 @@ export * from './service-harness';
 export * from './service-process';
 export * from './metrics-scrape';
 export * from './otlp-receiver';
+export * from './claude-cli';

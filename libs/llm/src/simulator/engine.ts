@@ -28,8 +28,23 @@ function systemText(system: MessagesRequest['system']): string {
   return typeof system === 'string' ? system : system.map((b) => b.text).join('\n');
 }
 
+/** The CLI puts `<system-reminder>` blocks before the task text; scenario matching sees only the task. */
+export function withoutReminders(text: string): string {
+  return text.replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, '').trim();
+}
+
+function messageText(content: MessagesRequest['messages'][number]['content']): string {
+  if (typeof content === 'string') return withoutReminders(content);
+  return content
+    .filter((b) => b.type === 'text')
+    .map((b) => withoutReminders(String(b.text ?? '')))
+    .filter((t) => t !== '')
+    .join('\n');
+}
+
 export function readContext(req: Pick<MessagesRequest, 'system' | 'messages'>): ConversationContext {
-  const sys = systemText(req.system);
+  const systemMessages = req.messages.filter((m) => m.role === 'system').map((m) => messageText(m.content));
+  const sys = [systemText(req.system), ...systemMessages].join('\n');
   const persona = (
     /^[ \t]*Persona:[ \t]*([A-Za-z0-9._-]+)[ \t]*$/im.exec(sys)?.[1] ??
     /^#[ \t]*Team Member:[ \t]*([A-Za-z0-9._-]+)[ \t]*$/im.exec(sys)?.[1] ??
@@ -42,27 +57,16 @@ export function readContext(req: Pick<MessagesRequest, 'system' | 'messages'>): 
   let lastToolError: boolean | undefined;
   let lastUserText = '';
   if (lastUser) {
-    if (typeof lastUser.content === 'string') lastUserText = lastUser.content;
+    if (typeof lastUser.content === 'string') lastUserText = withoutReminders(lastUser.content);
     else {
       const results = lastUser.content.filter((b) => b.type === 'tool_result');
       lastToolResult = results.map((b) => toolResultText(b)).join('\n');
       if (results.length > 0) lastToolError = results.some((b) => b.is_error === true);
-      lastUserText = lastUser.content
-        .filter((b) => b.type === 'text')
-        .map((b) => String(b.text ?? ''))
-        .join('\n');
+      lastUserText = messageText(lastUser.content);
     }
   }
   const firstUser = req.messages.find((m) => m.role === 'user');
-  const firstUserText =
-    firstUser === undefined
-      ? ''
-      : typeof firstUser.content === 'string'
-        ? firstUser.content
-        : firstUser.content
-            .filter((b) => b.type === 'text')
-            .map((b) => String(b.text ?? ''))
-            .join('\n');
+  const firstUserText = firstUser === undefined ? '' : messageText(firstUser.content);
   return { persona, situation, assistantTurns, lastToolResult, lastToolError, lastUserText, firstUserText };
 }
 
@@ -160,6 +164,75 @@ export function label(text: string): string {
   return text.startsWith(SIMULATED_LABEL) ? text : `${SIMULATED_LABEL} ${text}`;
 }
 
+/** `output_config.effort` (or a top-level `effort`), as the CLI sends it; undefined when absent. */
+function requestEffort(req: MessagesRequest): string | undefined {
+  const r = req as { effort?: unknown; output_config?: { effort?: unknown } };
+  const effort = r.output_config?.effort ?? r.effort;
+  return typeof effort === 'string' ? effort : undefined;
+}
+
+/**
+ * Scripted thinking is written at medium effort; at `low` only its first sentence is kept. Higher
+ * efforts cannot invent more reasoning than the script holds, so they keep it whole.
+ */
+export function atEffort(thinking: string, effort: string | undefined): string {
+  if (effort !== 'low') return thinking;
+  return /^[\s\S]*?[.!?](?=\s|$)/.exec(thinking)?.[0] ?? thinking;
+}
+
+/** The tool `claude --json-schema` offers; its input is the run's structured result. */
+export const STRUCTURED_OUTPUT_TOOL = 'StructuredOutput';
+
+function structuredOutputSent(req: MessagesRequest): boolean {
+  return req.messages.some(
+    (m) => m.role === 'assistant' && Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_use' && b.name === STRUCTURED_OUTPUT_TOOL),
+  );
+}
+
+/**
+ * The smallest value a JSON schema accepts, for scripts without a `structured` payload: required
+ * properties only, first enum/const value, minimum lengths and bounds. Honest for the plain schemas
+ * runners send; combinators other than anyOf/oneOf (first branch) and allOf (merged) are not solved.
+ */
+export function minimalValue(schema: unknown): unknown {
+  if (!schema || typeof schema !== 'object') return null;
+  const s = schema as Record<string, unknown>;
+  if ('const' in s) return s.const;
+  if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
+  if ('default' in s) return s.default;
+  const anyOf = (s.anyOf ?? s.oneOf) as unknown[] | undefined;
+  if (Array.isArray(anyOf) && anyOf.length > 0) return minimalValue(anyOf[0]);
+  if (Array.isArray(s.allOf)) {
+    return Object.assign({}, ...s.allOf.map((part) => minimalValue(part)).filter((v) => v && typeof v === 'object'));
+  }
+  const type = Array.isArray(s.type) ? s.type[0] : s.type;
+  switch (type) {
+    case 'string': {
+      const min = typeof s.minLength === 'number' ? s.minLength : 0;
+      return '[simulated]'.padEnd(min, '.');
+    }
+    case 'integer':
+    case 'number': {
+      if (typeof s.minimum === 'number') return type === 'integer' ? Math.ceil(s.minimum) : s.minimum;
+      if (typeof s.exclusiveMinimum === 'number') return Math.floor(s.exclusiveMinimum) + 1;
+      return 0;
+    }
+    case 'boolean':
+      return false;
+    case 'null':
+      return null;
+    case 'array': {
+      const min = typeof s.minItems === 'number' ? s.minItems : 0;
+      return Array.from({ length: min }, () => minimalValue(s.items));
+    }
+    default: {
+      const props = (s.properties ?? {}) as Record<string, unknown>;
+      const required = Array.isArray(s.required) ? (s.required as string[]) : [];
+      return Object.fromEntries(required.map((k) => [k, minimalValue(props[k])]));
+    }
+  }
+}
+
 /** Hash of the request without the transport flag: the same conversation gives the same ids. */
 export function requestHash(req: MessagesRequest): string {
   const { stream: _s, ...rest } = req;
@@ -184,10 +257,12 @@ export function buildMessage(
   };
   const thinkingOn = req.thinking !== undefined && req.thinking.type !== 'disabled';
   const content: SimContentBlock[] = [];
+  // `display: "omitted"` asks for the signed block without its text, as the API does.
+  const thinkingOmitted = (req.thinking as { display?: string } | undefined)?.display === 'omitted';
   if (reply.thinking !== undefined && thinkingOn) {
     content.push({
       type: 'thinking',
-      thinking: label(fill(reply.thinking, vars)),
+      thinking: thinkingOmitted ? '' : label(atEffort(fill(reply.thinking, vars), requestEffort(req))),
       signature: `sim_sig_${sha256(`${hash}:thinking`).slice(0, 32)}`,
     });
   }
@@ -200,7 +275,18 @@ export function buildMessage(
       input: fillDeep(t.input, vars) as Record<string, unknown>,
     });
   }
-  let stopReason = reply.stop_reason ?? (reply.tool_use?.length ? 'tool_use' : 'end_turn');
+  const structuredTool = req.tools?.find((t) => t.name === STRUCTURED_OUTPUT_TOOL);
+  if (structuredTool && !reply.tool_use?.length && reply.stop_reason === undefined && !structuredOutputSent(req)) {
+    content.push({
+      type: 'tool_use',
+      id: `toolu_sim_${sha256(`${hash}:structured`).slice(0, 24)}`,
+      name: STRUCTURED_OUTPUT_TOOL,
+      input: (reply.structured
+        ? fillDeep(reply.structured, vars)
+        : minimalValue(structuredTool.input_schema ?? { type: 'object' })) as Record<string, unknown>,
+    });
+  }
+  let stopReason = reply.stop_reason ?? (content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn');
 
   const outputOf = (blocks: SimContentBlock[]) =>
     blocks.reduce((sum, b) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildMessage, pickReply, readContext, selectScenario } from './engine';
+import { buildMessage, minimalValue, pickReply, readContext, selectScenario } from './engine';
 import { messagesRequestSchema, type MessagesRequest } from './request';
 import { parseScenario, type Scenario } from './scenario';
 
@@ -26,6 +26,31 @@ describe('scenario selection', () => {
     );
     expect(ctx.persona).toBe('verner');
     expect(ctx.situation).toBe('default');
+  });
+
+  it('reads system entries inside messages as system text, as the CLI sends them to newer models', () => {
+    const ctx = readContext(
+      req({ messages: [{ role: 'system', content: 'Persona: con\nSituation: review' }, { role: 'user', content: 'x' }] }),
+    );
+    expect(ctx).toMatchObject({ persona: 'con', situation: 'review' });
+  });
+
+  it('matches the task text, skipping the <system-reminder> blocks the CLI puts before it', () => {
+    const ctx = readContext(
+      req({
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: '<system-reminder>\nContext: today is Thursday.\n</system-reminder>' },
+              { type: 'text', text: '<system-reminder>skills</system-reminder>\nCount the words' },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(ctx.firstUserText).toBe('Count the words');
+    expect(ctx.lastUserText).toBe('Count the words');
   });
 
   it('prefers the exact persona and situation, then persona wildcards, then the default scenario', () => {
@@ -156,5 +181,65 @@ describe('building a simulated message', () => {
     expect(m.stop_reason).toBe('max_tokens');
     expect(m.content).toHaveLength(1);
     expect(m.usage.output_tokens).toBeLessThanOrEqual(5);
+  });
+
+  const schema = {
+    type: 'object',
+    properties: { verdict: { enum: ['pass', 'fail'] }, count: { type: 'integer', minimum: 1 }, notes: { type: 'string' } },
+    required: ['verdict', 'count'],
+  };
+  const offered = (messages: unknown[]) =>
+    req({ messages, tools: [{ name: 'Read', input_schema: { type: 'object' } }, { name: 'StructuredOutput', input_schema: schema }] });
+
+  it('turns the final answer into a StructuredOutput call with the script payload when the request offers that tool', () => {
+    const r = offered([{ role: 'user', content: 'go' }]);
+    const picked = { source: 'steps.0', reply: { text: 'Done.', structured: { verdict: 'pass', count: 3, notes: 'by {{persona}}' } } };
+    const m = buildMessage(r, picked, readContext(r), zeroCache);
+    expect(m.stop_reason).toBe('tool_use');
+    expect(m.content.at(-1)).toMatchObject({ type: 'tool_use', name: 'StructuredOutput', input: { verdict: 'pass', count: 3, notes: 'by unknown' } });
+  });
+
+  it('answers a script without a payload with the minimal object the schema accepts, and only once per conversation', () => {
+    const r = offered([{ role: 'user', content: 'go' }]);
+    const first = buildMessage(r, { source: 'steps.0', reply: { text: 'Done.' } }, readContext(r), zeroCache);
+    expect(first.content.at(-1)).toMatchObject({ name: 'StructuredOutput', input: { verdict: 'pass', count: 1 } });
+    const after = offered([
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'StructuredOutput', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }] },
+    ]);
+    const second = buildMessage(after, { source: 'exhausted', reply: { text: 'Bye.' } }, readContext(after), zeroCache);
+    expect(second.stop_reason).toBe('end_turn');
+    expect(second.content.some((b) => b.type === 'tool_use')).toBe(false);
+  });
+
+  it('keeps a plain text answer when StructuredOutput is not offered', () => {
+    const r = req({ messages: [{ role: 'user', content: 'go' }] });
+    const m = buildMessage(r, { source: 'steps.0', reply: { text: 'Done.', structured: { verdict: 'pass' } } }, readContext(r), zeroCache);
+    expect(m.content.map((b) => b.type)).toEqual(['text']);
+  });
+
+  it('builds minimal values for arrays, strings with a minimum length and unions', () => {
+    expect(minimalValue({ type: 'array', minItems: 2, items: { type: 'boolean' } })).toEqual([false, false]);
+    expect((minimalValue({ type: 'string', minLength: 20 }) as string).length).toBe(20);
+    expect(minimalValue({ anyOf: [{ type: 'null' }, { type: 'string' }] })).toBeNull();
+  });
+
+  it('shortens the scripted thinking to its first sentence at low effort and keeps it whole otherwise', () => {
+    const picked = { source: 'steps.0', reply: { thinking: 'First I read. Then I count.', text: 'Done.' } };
+    const at = (effort?: string) => {
+      const r = req({ thinking: { type: 'adaptive' }, ...(effort ? { output_config: { effort } } : {}), messages: [{ role: 'user', content: 'go' }] });
+      return (buildMessage(r, picked, readContext(r), zeroCache).content[0] as { thinking: string }).thinking;
+    };
+    expect(at('low')).toBe('[simulated] First I read.');
+    expect(at('medium')).toBe('[simulated] First I read. Then I count.');
+    expect(at()).toBe('[simulated] First I read. Then I count.');
+  });
+
+  it('sends signed thinking without its text when thinking.display is "omitted"', () => {
+    const r = req({ thinking: { type: 'adaptive', display: 'omitted' }, messages: [{ role: 'user', content: 'go' }] });
+    const m = buildMessage(r, { source: 'steps.0', reply: { thinking: 'secret', text: 'Done.' } }, readContext(r), zeroCache);
+    expect(m.content[0]).toMatchObject({ type: 'thinking', thinking: '' });
+    expect((m.content[0] as { signature: string }).signature).toMatch(/^sim_sig_/);
   });
 });

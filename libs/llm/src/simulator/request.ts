@@ -12,12 +12,14 @@ const cacheControl = z
 
 const block = z.looseObject({ type: z.string().min(1), cache_control: cacheControl });
 const content = z.union([z.string(), z.array(block).min(1)]);
+/** Newer models (and the Claude Code CLI talking to them) put `system` entries inside `messages`; they count as system text. */
+const messageRole = z.enum(['user', 'assistant', 'system']);
 
 export const messagesRequestSchema = z
   .looseObject({
     model: z.string().min(1),
     max_tokens: z.number().int().min(1).max(128_000),
-    messages: z.array(z.looseObject({ role: z.enum(['user', 'assistant']), content })).min(1),
+    messages: z.array(z.looseObject({ role: messageRole, content })).min(1),
     system: z
       .union([z.string(), z.array(z.looseObject({ type: z.literal('text'), text: z.string(), cache_control: cacheControl }))])
       .optional(),
@@ -63,7 +65,7 @@ export type RequestBlock = z.infer<typeof block>;
 
 export const countTokensRequestSchema = z.looseObject({
   model: z.string().min(1),
-  messages: z.array(z.looseObject({ role: z.enum(['user', 'assistant']), content })).min(1),
+  messages: z.array(z.looseObject({ role: messageRole, content })).min(1),
   system: z.union([z.string(), z.array(z.looseObject({ type: z.literal('text'), text: z.string() }))]).optional(),
   tools: z.array(z.looseObject({ name: z.string().regex(/^[a-zA-Z0-9_-]{1,128}$/) })).optional(),
 });

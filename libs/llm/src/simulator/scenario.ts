@@ -50,6 +50,8 @@ const replyShape = {
   thinking: z.string().optional(),
   text: z.string().optional(),
   tool_use: z.array(toolUseSchema).optional(),
+  /** The reply's answer as JSON: sent as a `StructuredOutput` tool call when the request offers that tool. */
+  structured: z.record(z.string(), z.unknown()).optional(),
   stop_reason: z.enum(['end_turn', 'tool_use', 'max_tokens', 'stop_sequence', 'pause_turn', 'refusal']).optional(),
   usage: usageSchema.optional(),
   error: errorSchema.optional(),

@@ -84,6 +84,11 @@ export class SimulatorHandler {
     res.setHeader('x-headspace-simulated', 'true');
     res.setHeader('request-id', `req_sim_${(++this.requestCounter).toString().padStart(8, '0')}`);
     const path = (req.url ?? '/').split('?')[0];
+    if ((req.method === 'GET' || req.method === 'HEAD') && path === '/api/hello') {
+      // The Claude Code CLI probes this before its first call; the real endpoint answers 200.
+      this.sendJson(res, 200, { message: 'hello', simulated: true });
+      return;
+    }
     if (req.method === 'GET' && (path === '/health' || path === '/')) {
       this.sendJson(res, 200, { ok: true, simulated: true, scenarios: this.options.scenarios.map((s) => s.id) });
       return;
@@ -105,7 +110,7 @@ export class SimulatorHandler {
       return;
     }
     if (path === '/v1/messages/count_tokens') this.countTokens(body, res);
-    else await this.messages(body, res);
+    else await this.messages(body, res, situationHeader(req));
   }
 
   private countTokens(body: unknown, res: ServerResponse): void {
@@ -118,7 +123,7 @@ export class SimulatorHandler {
     this.sendJson(res, 200, { input_tokens: Math.max(1, segments.reduce((s, x) => s + x.tokens, 0)) });
   }
 
-  private async messages(body: unknown, res: ServerResponse): Promise<void> {
+  private async messages(body: unknown, res: ServerResponse, situation?: string): Promise<void> {
     const parsed = messagesRequestSchema.safeParse(body);
     if (!parsed.success) {
       this.sendError(res, 400, 'invalid_request_error', describeIssues(parsed.error));
@@ -142,6 +147,7 @@ export class SimulatorHandler {
     }
 
     const ctx = readContext(request);
+    if (situation) ctx.situation = situation;
     const scenario = selectScenario(this.options.scenarios, ctx.persona, ctx.situation, ctx.firstUserText);
     if (!scenario) {
       this.sendError(
@@ -227,8 +233,20 @@ export class SimulatorHandler {
       res.setHeader('retry-after-ms', String(ms));
       res.setHeader('retry-after', String(Math.max(1, Math.ceil(ms / 1000))));
     }
-    this.sendJson(res, status, { type: 'error', error: { type, message } });
+    this.sendJson(res, status, { type: 'error', error: { type, message }, request_id: res.getHeader('request-id') });
   }
+}
+
+/**
+ * A runner that cannot write `Situation:` into the system prompt (the Claude Code CLI owns it) names
+ * the situation in this header instead (ANTHROPIC_CUSTOM_HEADERS); it wins over the prompt line.
+ */
+export const SITUATION_HEADER = 'x-headspace-situation';
+
+function situationHeader(req: IncomingMessage): string | undefined {
+  const value = req.headers[SITUATION_HEADER];
+  const text = (Array.isArray(value) ? value[0] : value)?.trim().toLowerCase();
+  return text && /^[a-z0-9][a-z0-9._-]*$/.test(text) ? text : undefined;
 }
 
 function defaultMessage(type: string): string {

@@ -236,8 +236,10 @@ describe('simulator speaks the Messages API to the real SDK', () => {
       body: JSON.stringify({ model: 'm', messages: [] }),
     });
     expect(raw.status).toBe(400);
-    const body = (await raw.json()) as { type: string; error: { type: string; message: string } };
+    const body = (await raw.json()) as { type: string; error: { type: string; message: string }; request_id: string };
     expect(body.type).toBe('error');
+    expect(body.request_id).toBe(raw.headers.get('request-id'));
+    expect(body.request_id).toMatch(/^req_sim_/);
     expect(body.error.type).toBe('invalid_request_error');
     expect(body.error.message).toContain('max_tokens: Field required');
 
@@ -249,6 +251,30 @@ describe('simulator speaks the Messages API to the real SDK', () => {
     });
     await expect(bad).rejects.toBeInstanceOf(BadRequestError);
     await expect(bad).rejects.toMatchObject({ status: 400, error: { error: { type: 'invalid_request_error' } } });
+  });
+
+  it('answers the CLI probe HEAD and GET /api/hello with 200', async () => {
+    const head = await fetch(`${sim.url}/api/hello`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    const get = await fetch(`${sim.url}/api/hello`);
+    expect(get.status).toBe(200);
+  });
+
+  it('takes the situation from the X-Headspace-Situation header when the runner cannot write the system prompt', async () => {
+    const ask = (headers: Record<string, string>) =>
+      fetch(`${sim.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({
+          model: 'm',
+          max_tokens: 500,
+          messages: [{ role: 'system', content: 'Persona: tester' }, { role: 'user', content: 'go' }],
+        }),
+      }).then(async (r) => (await r.json()) as { content: Array<{ type: string; text?: string }> });
+    const withHeader = await ask({ 'x-headspace-situation': 'tools' });
+    expect(withHeader.content[0].text).toBe('[simulated] Writing the file.');
+    const without = await ask({});
+    expect(without.content[0].text).toBe('[simulated] Default answer.');
   });
 
   it('rejects more than four cache breakpoints and a 1h breakpoint after a 5m one', async () => {
