@@ -45,7 +45,7 @@ export interface PlatformModuleOptions<C extends BaseConfig = BaseConfig> {
 export class PlatformModule {
   static forRoot<C extends BaseConfig>({ service, config, migrationsDirs = [], publishEvents = false }: PlatformModuleOptions<C>): DynamicModule {
     setSubjectNamespace(config.HS_NAMESPACE);
-    setStreamLimits({ maxAgeMs: config.HS_STREAM_MAX_AGE, maxBytes: config.HS_STREAM_MAX_BYTES });
+    setStreamLimits({ maxAgeMs: config.HS_STREAM_MAX_AGE, maxBytes: config.HS_STREAM_MAX_BYTES, replicas: config.HS_JETSTREAM_REPLICAS });
     natsAuthOptions(config, service); // a bad NATS credential setting stops the service here, naming the variable
     const instance = `${service}-${config.SERVICE_INSTANCE_ID}`;
     return {

@@ -30,7 +30,7 @@ describe('provisioning as code', () => {
     });
   });
 
-  it('ensureStream creates a file stream with a 2 min duplicate window, is idempotent, and updates changed settings', async () => {
+  it('ensureStream creates a file stream with a 2 min duplicate window, is idempotent, and updates changed settings but never lowers retention', async () => {
     const first = await ensureStream(jsm, spec);
     expect(first.action).toBe('created');
     expect(first.info.config).toMatchObject({ storage: StorageType.File, subjects: spec.subjects, duplicate_window: nanos(120_000) });
@@ -40,7 +40,8 @@ describe('provisioning as code', () => {
 
     const changed = await ensureStream(jsm, { ...spec, duplicateWindowMs: 60_000, maxAgeMs: 3_600_000 });
     expect(changed.action).toBe('updated');
-    expect(changed.info.config).toMatchObject({ duplicate_window: nanos(60_000), max_age: nanos(3_600_000) });
+    expect(changed.info.config).toMatchObject({ duplicate_window: nanos(60_000), max_age: 0 });
+    expect(changed.drift).toEqual([{ stream: spec.name, field: 'max_age', wanted: nanos(3_600_000), actual: 0 }]);
   });
 
   it('ensureDurableConsumer creates an explicit-ack pull consumer with one filter subject, is idempotent, and updates it', async () => {

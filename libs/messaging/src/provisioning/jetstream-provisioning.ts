@@ -17,6 +17,17 @@ import { MessagingError, MessagingErrorCodes } from '../messaging-error';
 
 export type ProvisionAction = 'created' | 'updated' | 'unchanged';
 
+/** A setting of an existing stream that differs from the configuration and is kept, because changing it would lower what an operator raised. */
+export interface StreamDrift {
+  stream: string;
+  field: 'num_replicas' | 'max_age' | 'max_bytes';
+  wanted: number;
+  actual: number;
+}
+
+/** 0 (max_age) and -1 (max_bytes) mean unlimited, the most that can be kept. */
+const asLimit = (value: number) => (value <= 0 ? Number.POSITIVE_INFINITY : value);
+
 export interface StreamSpec {
   name: string;
   subjects: string[];
@@ -37,6 +48,8 @@ export const DEFAULT_DUPLICATE_WINDOW_MS = 120_000;
 export interface StreamLimits {
   maxAgeMs?: number;
   maxBytes?: number;
+  /** HS_JETSTREAM_REPLICAS; default 1. */
+  replicas?: number;
 }
 
 let streamLimits: StreamLimits = {};
@@ -58,6 +71,7 @@ export function eventStreamFor(service: string): StreamSpec {
     description: `Events of ${service}, published by its relay`,
     ...(streamLimits.maxAgeMs ? { maxAgeMs: streamLimits.maxAgeMs } : {}),
     ...(streamLimits.maxBytes ? { maxBytes: streamLimits.maxBytes } : {}),
+    ...(streamLimits.replicas ? { replicas: streamLimits.replicas } : {}),
   };
 }
 
@@ -68,7 +82,10 @@ const sameSet = (a: string[] = [], b: string[] = []) => a.length === b.length &&
  * Creates the stream (file storage, limits retention) or brings an existing one to the spec.
  * Idempotent and safe when several replicas start together.
  */
-export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Promise<{ action: ProvisionAction; info: StreamInfo }> {
+export async function ensureStream(
+  jsm: JetStreamManager,
+  spec: StreamSpec,
+): Promise<{ action: ProvisionAction; info: StreamInfo; drift: StreamDrift[] }> {
   const wanted = {
     subjects: spec.subjects,
     duplicate_window: nanos(spec.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS),
@@ -91,7 +108,7 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Pro
           discard: DiscardPolicy.Old,
           ...wanted,
         });
-        return { action: 'created', info: created };
+        return { action: 'created', info: created, drift: [] };
       } catch (addError) {
         // Another replica created it in between (or the subjects overlap another stream).
         if (attempt < 2 && addError instanceof JetStreamApiError) continue;
@@ -104,14 +121,28 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Pro
         details: { stream: spec.name },
       });
     }
+    // An existing stream keeps replicas and retention an operator raised above the configuration.
+    const drift: StreamDrift[] = [];
+    const target = { ...wanted };
+    if (c.num_replicas > wanted.num_replicas) {
+      drift.push({ stream: spec.name, field: 'num_replicas', wanted: wanted.num_replicas, actual: c.num_replicas });
+      target.num_replicas = c.num_replicas;
+    }
+    for (const field of ['max_age', 'max_bytes'] as const) {
+      if (asLimit(c[field]) > asLimit(wanted[field])) {
+        drift.push({ stream: spec.name, field, wanted: wanted[field], actual: c[field] });
+        target[field] = c[field];
+      }
+    }
+    const subjects = [...(c.subjects ?? []), ...wanted.subjects.filter((s) => !(c.subjects ?? []).includes(s))];
     const unchanged =
-      sameSet(c.subjects, wanted.subjects) &&
-      c.duplicate_window === wanted.duplicate_window &&
-      c.max_age === wanted.max_age &&
-      c.max_bytes === wanted.max_bytes &&
-      c.num_replicas === wanted.num_replicas;
-    if (unchanged) return { action: 'unchanged', info };
-    return { action: 'updated', info: await jsm.streams.update(spec.name, { ...c, ...wanted }) };
+      sameSet(c.subjects, subjects) &&
+      c.duplicate_window === target.duplicate_window &&
+      c.max_age === target.max_age &&
+      c.max_bytes === target.max_bytes &&
+      c.num_replicas === target.num_replicas;
+    if (unchanged) return { action: 'unchanged', info, drift };
+    return { action: 'updated', info: await jsm.streams.update(spec.name, { ...c, ...target, subjects }), drift };
   }
   throw new MessagingError(MessagingErrorCodes.provisioningConflict, `Stream ${spec.name} could not be provisioned`, { details: { stream: spec.name } });
 }

@@ -92,6 +92,8 @@ export const baseConfigSchema = z.object({
   HS_STREAM_MAX_AGE: durationSchema.optional(),
   /** Size cap of each JetStream event stream, oldest discarded first: e.g. `10GB`; unset = unlimited. */
   HS_STREAM_MAX_BYTES: byteSizeSchema.optional(),
+  /** Replicas of each JetStream event stream a service creates (3 on a 3-node cluster); an existing stream's higher count is kept. */
+  HS_JETSTREAM_REPLICAS: z.coerce.number({ error: 'must be 1 to 5' }).int({ error: 'must be 1 to 5' }).min(1, { error: 'must be 1 to 5' }).max(5, { error: 'must be 1 to 5' }).default(1),
   /** `off`: the service reports none of its own unhandled errors to Leon (error-reporting/). */
   HS_REPORT_ERRORS: z.stringbool({ error: 'must be on or off' }).default(true),
   /** The environment named on the errors the service reports. */
