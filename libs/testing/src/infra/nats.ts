@@ -6,6 +6,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { nkeyAuthenticator, type ConnectionOptions } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import type { NatsAuth } from './nats-auth';
+import { stopChild, trackedChildren } from './child-processes';
 import { freePort, pidAlive, repoRoot, run, stderrLog, tcpOpen, waitFor, which, type Log } from './util';
 
 export type NatsStatus = 'jetstream' | 'no-jetstream' | 'unreachable';
@@ -99,21 +100,6 @@ export interface NatsServerHandle {
   dispose(): Promise<void>;
 }
 
-const children = new Set<ChildProcess>();
-process.once('exit', () => children.forEach((child) => child.kill('SIGKILL')));
-
-function stopChild(child: ChildProcess, graceMs = 5_000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      children.delete(child);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
 
 /**
  * A dedicated, throwaway JetStream nats-server child process (for tests that kill/restart NATS).
@@ -133,12 +119,12 @@ export async function startNatsServer(
   const launch = async (): Promise<void> => {
     for (let attempt = 1; ; attempt++) {
       const proc = spawn(bin, natsArgs(port, storeDir, opts.auth), { stdio: ['ignore', 'ignore', 'pipe'] });
-      children.add(proc);
+      trackedChildren.add(proc);
       let stderr = '';
       proc.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4_000)));
       let exitInfo: string | undefined;
       proc.once('exit', (code, signal) => {
-        children.delete(proc);
+        trackedChildren.delete(proc);
         exitInfo = `code ${code ?? signal}; ${stderr.trim().split('\n').slice(-3).join(' | ')}`;
       });
       proc.once('error', (error) => (exitInfo = error.message));

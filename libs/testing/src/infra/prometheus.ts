@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stopChild, trackedChildren } from './child-processes';
 import { freePort, run, stderrLog, waitFor, which, type Log } from './util';
 
 const SBIN_DIRS = ['/usr/bin', '/usr/sbin', '/usr/local/bin', '/opt/homebrew/bin'];
@@ -85,30 +86,15 @@ export interface PrometheusQueryResponse {
   error?: string;
 }
 
-const children = new Set<ChildProcess>();
-process.once('exit', () => children.forEach((child) => child.kill('SIGKILL')));
-
-function stopChild(child: ChildProcess, graceMs = 5_000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      children.delete(child);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
 
 function spawnTracked(bin: string, args: string[], env?: NodeJS.ProcessEnv): { child: ChildProcess; exited: () => string | undefined } {
   const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'], ...(env ? { env } : {}) });
-  children.add(child);
+  trackedChildren.add(child);
   let stderr = '';
   let exitInfo: string | undefined;
   child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4_000)));
   child.once('exit', (code, signal) => {
-    children.delete(child);
+    trackedChildren.delete(child);
     exitInfo = `${bin} exited (${code ?? signal}): ${stderr.trim().split('\n').slice(-3).join(' | ')}`;
   });
   child.once('error', (error) => (exitInfo = error.message));
