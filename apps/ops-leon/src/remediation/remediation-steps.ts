@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { HeadspaceError, httpStatusForCode, opsProjectStreamId, requestApproval, startRun, type ExceptionReport } from '@headspace/contracts';
+import { exceptionGroupStreamId, HeadspaceError, httpStatusForCode, opsProjectStreamId, requestApproval, startRun, type ExceptionReport } from '@headspace/contracts';
 import { EventStore, foldEvents } from '@headspace/event-store';
 import { request } from '@headspace/messaging';
 import { APP_CONFIG, NATS_CONNECTION, ReadModel } from '@headspace/platform';
@@ -106,8 +106,8 @@ export class RemediationSteps {
     if (!project.team) return this.enact(r, planAfterJudgement(level, { unanswered: 'the project has no team' }, triage, facts(project), trustedMax), project);
     let answer = r.stepInput.answer as Parameters<typeof planAfterJudgement>[1] | undefined;
     if (!answer) {
-      const group = await this.reads.one(GroupRow, { groupId: r.groupId });
-      const question = escalationQuestion(level, { type: group?.type ?? '', title: group?.title ?? '', culprit: group?.culprit ?? '', project: r.project }, triage, String(r.stepInput.why ?? ''));
+      const group = await this.identity(r.groupId);
+      const question = escalationQuestion(level, { ...group, project: r.project }, triage, String(r.stepInput.why ?? ''));
       const reply = await this.model.ask({
         persona: level,
         purpose: `escalation-${level}`,
@@ -157,8 +157,8 @@ export class RemediationSteps {
 
   private async requestApproval(r: Remediation & { stepId: string }, approach: string, project: ActiveProject): Promise<string> {
     const triage = triageOf(r);
-    const group = await this.reads.one(GroupRow, { groupId: r.groupId });
-    const title = group ? `${group.type}: ${group.title}` : r.groupId;
+    const group = await this.identity(r.groupId);
+    const title = group.type ? `${group.type}: ${group.title}` : r.groupId;
     const reply = await request(
       this.nc,
       requestApproval,
@@ -253,6 +253,19 @@ export class RemediationSteps {
 
   private move(groupId: string, command: DistributiveOmit<GroupCommand, 'by' | 'now'>, commandId: string) {
     return this.lifecycle.run(groupId, { ...command, by: LEON, now: new Date().toISOString() } as GroupCommand, { commandId: `remediation:${commandId}` });
+  }
+
+  /**
+   * A group's type, title and culprit: from the read model, or from its `group.opened` event when
+   * the projection has not caught up with a group triaged a moment ago (the step runs off the
+   * triage event, not the read model).
+   */
+  private async identity(groupId: string): Promise<{ type: string; title: string; culprit: string }> {
+    const row = await this.reads.one(GroupRow, { groupId });
+    if (row) return { type: row.type, title: row.title, culprit: row.culprit };
+    const opened = (await this.store.readStream(exceptionGroupStreamId(groupId))).find((e) => e.type === 'group.opened');
+    const data = (opened?.data ?? {}) as Partial<Record<'type' | 'title' | 'culprit', string>>;
+    return { type: data.type ?? '', title: data.title ?? '', culprit: data.culprit ?? '' };
   }
 
   /** The project as its stream has it now (its team and test command may have changed since triage). */
