@@ -15,6 +15,7 @@ import { ErrorReportingInterceptor } from './error-reporting/error-reporting.int
 import { reportProcessCrashes } from './error-reporting/process-crash-reporting';
 import { ReportingWireErrorFilter } from './error-reporting/reporting-wire-error.filter';
 import { pinoOptions } from './logging/logger-options';
+import { logRequests } from './logging/request-logging';
 import { MetricsServer, metricsPortOf } from './metrics/metrics-server';
 
 export interface BootstrapOptions<S extends z.ZodType<BaseConfig>> {
@@ -39,7 +40,12 @@ export async function createServiceApp(
     bufferLogs: options.bufferLogs ?? true,
     abortOnError: false,
   });
-  app.useLogger(app.get(Logger));
+  const logger = app.get(Logger);
+  app.useLogger(logger);
+  logRequests(app.getHttpAdapter().getInstance(), {
+    info: (line) => logger.log(line, 'Http'),
+    error: (line) => logger.error(line, 'Http'),
+  });
   const reporter = errorReporterOf(app);
   if (reporter) app.useGlobalInterceptors(new ErrorReportingInterceptor(reporter));
   connectTransport(app, reporter);

@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import { traceLogFields } from '@headspace/telemetry';
 import type { Params } from 'nestjs-pino';
 import pino, { type LoggerOptions } from 'pino';
@@ -15,8 +14,6 @@ function serializeError(error: Error): Record<string, unknown> {
   const serialized: Record<string, unknown> = { ...pino.stdSerializers.err(error) };
   return redactDeep(serialized);
 }
-
-const QUIET_ROUTES = /^\/(health\/|metrics)/;
 
 /** Plain pino options, shared by the Nest logger and the pre-Nest bootstrap logger. */
 export function pinoOptions(settings: LoggerSettings): LoggerOptions {
@@ -48,7 +45,8 @@ export function nestLoggerParams(settings: LoggerSettings): Params {
   return {
     pinoHttp: {
       ...pinoOptions(settings),
-      autoLogging: { ignore: (req: IncomingMessage) => QUIET_ROUTES.test(req.url ?? '') },
+      // request lines come from Fastify's onResponse hook (request-logging.ts), not pino-http's middleware
+      autoLogging: false,
       customProps: () => traceLogFields(),
       serializers: {
         err: serializeError,

@@ -1,0 +1,36 @@
+import Fastify from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { logRequests } from './request-logging';
+
+const lines: Array<{ level: string; line: Record<string, unknown> }> = [];
+const app = Fastify();
+logRequests(app, { info: (line) => lines.push({ level: 'info', line }), error: (line) => lines.push({ level: 'error', line }) });
+app.get('/api/v1/runs/:id', async () => ({ ok: true }));
+app.get('/api/v1/boom', async () => {
+  throw new Error('boom');
+});
+app.get('/health/ready', async () => ({ status: 'ok' }));
+
+afterEach(() => {
+  lines.length = 0;
+});
+
+describe('request logging', () => {
+  it('writes one line per request with method, route, status and duration, and no query string', async () => {
+    await app.inject({ method: 'GET', url: '/api/v1/runs/r1?access_token=hst_secret_value' });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 'info', line: { msg: 'request completed', method: 'GET', path: '/api/v1/runs/r1', route: '/api/v1/runs/:id', statusCode: 200 } });
+    expect(typeof lines[0]!.line.durationMs).toBe('number');
+    expect(JSON.stringify(lines)).not.toContain('hst_secret_value');
+  });
+
+  it('logs a server error at error level', async () => {
+    await app.inject({ method: 'GET', url: '/api/v1/boom' });
+    expect(lines).toMatchObject([{ level: 'error', line: { msg: 'request errored', statusCode: 500 } }]);
+  });
+
+  it('keeps health probes out of the log', async () => {
+    await app.inject({ method: 'GET', url: '/health/ready' });
+    expect(lines).toEqual([]);
+  });
+});
