@@ -1,38 +1,40 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { describeLlmBackend, openLlmBackend, type OpenLlmBackend } from '@headspace/llm';
-import { APP_CONFIG } from '@headspace/platform';
+import { getPrices } from '@headspace/contracts';
+import { LazyLlmBackend, type OpenLlmBackend } from '@headspace/llm';
+import { request } from '@headspace/messaging';
+import { APP_CONFIG, NATS_CONNECTION } from '@headspace/platform';
+import type { NatsConnection } from '@nats-io/nats-core';
 import type { ModelConfig } from './model.config';
 
 /**
  * Leon's model backend, opened once on first use: Claude when ANTHROPIC_API_KEY is set, else the
  * Messages-API simulator started in-process (the same SDK code path, offline, labelled simulated).
+ * Its `chat` spans carry the governor's price for the call (`headspace.cost.usd`).
  */
 @Injectable()
 export class LeonLlmBackend implements OnApplicationShutdown {
-  private readonly logger = new Logger('LeonLlmBackend');
-  private opening?: Promise<OpenLlmBackend>;
+  private readonly backend: LazyLlmBackend;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: ModelConfig) {}
+  constructor(@Inject(APP_CONFIG) config: ModelConfig, @Inject(NATS_CONNECTION) nc: NatsConnection) {
+    const logger = new Logger('LeonLlmBackend');
+    this.backend = new LazyLlmBackend({
+      env: {
+        ANTHROPIC_API_KEY: config.ANTHROPIC_API_KEY,
+        ANTHROPIC_BASE_URL: config.ANTHROPIC_BASE_URL,
+        HS_SIMULATOR_SCENARIOS: config.HS_SIMULATOR_SCENARIOS,
+      },
+      timeoutMs: config.HS_OPS_MODEL_TIMEOUT_MS,
+      maxRetries: config.HS_OPS_MODEL_MAX_RETRIES,
+      fetchPrices: async () => (await request(nc, getPrices, {})).table,
+      logger: { log: (line) => logger.log(line), warn: (line) => logger.warn(line) },
+    });
+  }
 
   get(): Promise<OpenLlmBackend> {
-    this.opening ??= openLlmBackend({
-      env: {
-        ANTHROPIC_API_KEY: this.config.ANTHROPIC_API_KEY,
-        ANTHROPIC_BASE_URL: this.config.ANTHROPIC_BASE_URL,
-        HS_SIMULATOR_SCENARIOS: this.config.HS_SIMULATOR_SCENARIOS,
-      },
-      timeoutMs: this.config.HS_OPS_MODEL_TIMEOUT_MS,
-      maxRetries: this.config.HS_OPS_MODEL_MAX_RETRIES,
-    }).then((opened) => {
-      this.logger.log(`model backend: ${JSON.stringify(describeLlmBackend(opened.backend))}`);
-      return opened;
-    });
-    // A failed start is not kept: the next call tries again.
-    this.opening.catch(() => (this.opening = undefined));
-    return this.opening;
+    return this.backend.get();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await (await this.opening?.catch(() => undefined))?.close();
+    await this.backend.close();
   }
 }

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { createIngestKey, createOpsProject, exceptionGroupStreamId, getBudget, getSpend, ingestException, maySpend, namespacedSubject, recordUsage, setBudget } from '@headspace/contracts';
 import { EventStore, type RecordedEvent } from '@headspace/event-store';
 import { encodeEnvelope, relayHeaders, toEnvelope } from '@headspace/messaging';
+import { startTelemetry } from '@headspace/telemetry';
 import { waitFor } from '@headspace/testing';
+import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { jetstream } from '@nats-io/jetstream';
 import type { Subscription } from '@nats-io/nats-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +30,10 @@ interface Transition {
   simulated?: boolean;
   ruleReasons?: string[];
 }
+
+const spans: ReadableSpan[] = [];
+const collect: SpanProcessor = { onStart: () => undefined, onEnd: (span) => void spans.push(span), forceFlush: async () => undefined, shutdown: async () => undefined };
+startTelemetry({ serviceName: 'leon-triage-spec', spanProcessors: [collect] });
 
 /** A pg/SQL failure as a Node app reports it: a query against a missing relation, unhandled. */
 const sqlFailure = () =>
@@ -78,6 +84,7 @@ describe('Leon triage on the simulator, spending through the real cost governor'
   const spendsFor = (groupId: string) => maySpends.filter((m) => m.includes(groupId));
 
   it('triages an unhandled pg/SQL exception as database, routed to May, with the model hypothesis, after opened and analysing-started', async () => {
+    const spansBefore = spans.length;
     const groupId = await ingest('dbshop', sqlFailure());
     await settled(groupId, 'group.triaged');
     expect((await types(groupId)).slice(0, 3)).toEqual(['group.opened', 'group.analysing-started', 'group.triaged']);
@@ -90,6 +97,11 @@ describe('Leon triage on the simulator, spending through the real cost governor'
     await cg.caughtUp();
     const spend = await cg.send(getSpend, { groupBy: 'persona', team: 'dbshop' });
     expect(spend.groups).toEqual([expect.objectContaining({ key: 'leon', calls: 1 })]);
+    // its chat span is costed with the governor's own price table, to the micro-dollar of the spend
+    const chat = spans.slice(spansBefore).filter((s) => s.name.startsWith('chat '));
+    expect(chat).toHaveLength(1);
+    expect(Number(spend.total.costMicros)).toBeGreaterThan(0);
+    expect(Math.round((chat[0]!.attributes['headspace.cost.usd'] as number) * 1e6)).toBe(Number(spend.total.costMicros));
   });
 
   it('asks the deep model for the root cause when the light one calls the group complex, and records both models', async () => {
