@@ -65,8 +65,15 @@ export const configSchema = baseConfigSchema.extend({
   HS_SANDBOX_BWRAP: z.string().min(1).optional(),
   /** Most processes one sandboxed call may have at once (fork bombs hit this). */
   HS_SANDBOX_MAX_PROCESSES: z.coerce.number({ error: 'must be a whole number' }).int().min(8).max(65_536).default(256),
-  /** Share of the context window (0–1) at which a session hands off to a fresh one. */
+  /**
+   * Share of the working window (0–1) at which a session hands off to a fresh one. The working
+   * window is the model's, capped at the price table's long-context step (200K on the 1M models).
+   */
   SESSION_HANDOFF_THRESHOLD: z.coerce.number({ error: 'must be a number between 0.1 and 0.99' }).min(0.1).max(0.99).default(0.8),
+  /** Seed 003 Req 2.12: a percentage (1–100) that wins over SESSION_HANDOFF_THRESHOLD. */
+  HEADSPACE_AUTOCOMPACT_PCT_OVERRIDE: z.coerce.number({ error: 'must be a number from 1 to 100' }).min(1).max(100).optional(),
+  /** The seed's own name for it, honoured when HEADSPACE_AUTOCOMPACT_PCT_OVERRIDE is not set. */
+  BRAINMASS_AUTOCOMPACT_PCT_OVERRIDE: z.coerce.number({ error: 'must be a number from 1 to 100' }).min(1).max(100).optional(),
   /** How often active runs are reconciled without a triggering event. */
   RUN_SWEEP_MS: ms(100, 3_600_000).default(5_000),
   /** Lease of a run's claims on the team's task list; renewed while the session works (every quarter of it, at the next sweep). */

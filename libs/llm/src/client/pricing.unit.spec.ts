@@ -1,6 +1,6 @@
 import type { PriceTable } from '@headspace/contracts';
 import { describe, expect, it } from 'vitest';
-import { priceRowFor, usageCostUsd } from './pricing';
+import { priceRowFor, usageCostUsd, workingWindowFor } from './pricing';
 import { normaliseUsage } from './usage';
 
 const table: PriceTable = {
@@ -39,5 +39,21 @@ describe('usageCostUsd', () => {
   it('has no price for a model the table does not list', () => {
     expect(usageCostUsd(table, 'claude-haiku-4-5-20251001', usage)).toBeUndefined();
     expect(priceRowFor(table, 'haiku')).toBeUndefined();
+  });
+});
+
+describe('workingWindowFor', () => {
+  it('caps a 1M window at the long-context price step of the model’s row', () => {
+    expect(workingWindowFor('opus', 1_000_000, table)).toBe(200_000);
+  });
+
+  it('keeps the model’s window when its row has no step, the table does not price it, or there is no table', () => {
+    expect(workingWindowFor('claude-sonnet-4-6', 1_000_000, table)).toBe(1_000_000);
+    expect(workingWindowFor('claude-unknown-9', 300_000, table)).toBe(300_000);
+    expect(workingWindowFor('claude-opus-4-6', 1_000_000, undefined)).toBe(1_000_000);
+  });
+
+  it('keeps a window already below the step', () => {
+    expect(workingWindowFor('claude-opus-4-6', 150_000, table)).toBe(150_000);
   });
 });

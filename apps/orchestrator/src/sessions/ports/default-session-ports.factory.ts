@@ -18,6 +18,7 @@ import { GovernorBudgetPort } from './governor-budget.adapter';
 import { LlmBackendProvider } from './llm-backend.provider';
 import { LlmModelPort } from './llm-model.adapter';
 import { handoffPort, reflectionPort } from './protocol-ports';
+import { handoffThresholdOf } from './handoff-threshold';
 import { sessionPolicy, type ManifestMember } from './session-policy';
 import { TEAM_TOOLS_PORT, type TeamToolsFor } from './team-tools.port';
 import { tracedHooks } from './traced-hooks';
@@ -73,7 +74,7 @@ export class DefaultSessionPortsFactory implements SessionPortsFactory {
       this.systemPrompt(started, member, policy.owns),
     ]);
     const ports: SessionPorts = {
-      model: new LlmModelPort(backend.client, abort.signal),
+      model: new LlmModelPort(backend.client, abort.signal, this.llm.priceTable),
       tools: new WorkspaceToolPort({ workspace, agentId: started.persona, team: started.team, sessionId: started.sessionId, policy, hooks, teamTools: team, lockChecker: team, signal: abort.signal, ...(sandbox ? { sandbox } : {}) }),
       budget: new GovernorBudgetPort(
         this.nc,
@@ -86,7 +87,7 @@ export class DefaultSessionPortsFactory implements SessionPortsFactory {
       system: [{ type: 'text', text: system }],
       clock: () => new Date().toISOString(),
     };
-    const limits: SessionLimits = { maxTurns: this.config.SESSION_MAX_TURNS, maxOutputTokens: this.config.SESSION_MAX_OUTPUT_TOKENS, handoffThreshold: this.config.SESSION_HANDOFF_THRESHOLD };
+    const limits: SessionLimits = { maxTurns: this.config.SESSION_MAX_TURNS, maxOutputTokens: this.config.SESSION_MAX_OUTPUT_TOKENS, handoffThreshold: handoffThresholdOf(this.config) };
     return { ports, limits, close: async () => abort.abort() };
   }
 

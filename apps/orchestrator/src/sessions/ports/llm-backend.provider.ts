@@ -25,6 +25,9 @@ export class LlmBackendProvider implements OnApplicationShutdown {
     this.prices = new PriceTableCache(async () => (await request(nc, getPrices, {})).table, undefined, (line) => this.logger.warn(line));
   }
 
+  /** The table in hand (refreshed in the background), for costs and the long-context step. */
+  readonly priceTable = () => this.prices.current();
+
   get simulated(): boolean {
     return !this.config.ANTHROPIC_API_KEY;
   }

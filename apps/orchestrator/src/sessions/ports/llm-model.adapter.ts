@@ -1,5 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import { contextWindowFor, type LlmClient } from '@headspace/llm';
+import type { PriceTable } from '@headspace/contracts';
+import { contextWindowFor, workingWindowFor, type LlmClient } from '@headspace/llm';
 import type { ConversationBlock } from '../session-conversation';
 import type { ModelCall, ModelPort, ModelReply } from '../run-session/session-ports';
 
@@ -20,10 +21,12 @@ export class LlmModelPort implements ModelPort {
   constructor(
     private readonly client: LlmClient,
     private readonly signal?: AbortSignal,
+    /** The governor's price table: its long-context step caps the window a session hands off in. */
+    private readonly prices?: () => PriceTable | undefined,
   ) {}
 
   contextWindow(model: string): number {
-    return contextWindowFor(model);
+    return workingWindowFor(model, contextWindowFor(model), this.prices?.());
   }
 
   async call(request: ModelCall): Promise<ModelReply> {
