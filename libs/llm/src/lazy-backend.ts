@@ -22,6 +22,9 @@ export class LazyLlmBackend {
     if (options.fetchPrices) this.prices = new PriceTableCache(options.fetchPrices, undefined, (line) => options.logger.warn(line));
   }
 
+  /** The price table in hand (none before the governor first answered), refreshed in the background. */
+  readonly priceTable = (): PriceTable | undefined => this.prices?.current();
+
   get(): Promise<OpenLlmBackend> {
     if (this.opening) return this.opening;
     const { fetchPrices: _prices, logger, ...open } = this.options;
