@@ -4,8 +4,9 @@ import { EventEmitter } from 'node:events';
  * An in-process hint that a schema's log just grew, naming the event types appended: every
  * EventStore emits it after a committed append, and every ProcessorRunner of that schema in the same
  * process that handles one of those types polls at once instead of waiting out its idle interval.
- * Purely a wake-up: processors still poll on their own, which is how they see appends made by other
- * processes (replicas).
+ * Purely a wake-up: processors still poll on their own. Appends of other processes (replicas) arrive
+ * through PostgreSQL LISTEN/NOTIFY (append-wakeups.ts) as `remote` signals; the poll stays the
+ * fallback when that connection is down.
  *
  * An append made in a caller's transaction is not committed yet when it returns: its signal waits on
  * the transaction's client until whoever commits releases it (`EventStore.transaction` and the
@@ -17,11 +18,14 @@ signal.setMaxListeners(0);
 /** Signals waiting for their transaction to commit, by the client that runs it, then by schema. */
 const deferred = new WeakMap<object, Map<string, Set<string>>>();
 
-export function signalAppended(schema: string, types: readonly string[]): void {
-  signal.emit(schema, types);
+/** `local`: committed by this process; `remote`: another process said so over NOTIFY. An empty list: any type. */
+export type AppendOrigin = 'local' | 'remote';
+
+export function signalAppended(schema: string, types: readonly string[], origin: AppendOrigin = 'local'): void {
+  signal.emit(schema, types, origin);
 }
 
-export function onAppended(schema: string, listener: (types: readonly string[]) => void): () => void {
+export function onAppended(schema: string, listener: (types: readonly string[], origin: AppendOrigin) => void): () => void {
   signal.on(schema, listener);
   return () => signal.off(schema, listener);
 }

@@ -18,3 +18,4 @@ export { EVENT_COLUMNS } from './row-mapping';
 export { quoteIdent } from './quote-ident';
 export { PgClient } from './pg-client';
 export { releaseAppendSignals, dropAppendSignals } from './append-signal';
+export { AppendWakeups, appendChannel, type AppendWakeupsOptions } from './append-wakeups';

@@ -12,6 +12,7 @@ import { ErrorReporter } from './error-reporting/error-reporter';
 import { headspaceRelease } from './error-reporting/release';
 import { natsReportSink } from './error-reporting/report-sinks';
 import { EventRelayService } from './event-sourcing/event-relay.service';
+import { AppendWakeupsService } from './event-sourcing/append-wakeups.service';
 import { FenceMonitor } from './event-sourcing/fence-monitor.service';
 import { ReadPositionGateService } from './event-sourcing/read-position-gate.service';
 import { HealthController } from './health/health.controller';
@@ -100,6 +101,7 @@ export class PlatformModule {
         // Reading one's own writes (queries with a min-position) and the held-fence warning.
         ReadPositionGateService,
         FenceMonitor,
+        AppendWakeupsService,
         ...(publishEvents ? [EventRelayService] : []),
       ],
       exports: [APP_CONFIG, PG_POOL, NATS_CONNECTION, SERVICE_SCHEMA, SERVICE_NAME, ErrorReporter, ...(publishEvents ? [EventRelayService] : [])],

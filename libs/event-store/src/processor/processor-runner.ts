@@ -210,7 +210,7 @@ export class ProcessorRunner {
     if (this.options.wakeOnAppend !== false) {
       this.unsubscribe = onAppended(this.options.schema, (types) => {
         // Other processors' events: this one's next idle look moves past them, no need to hurry.
-        if (wanted && !types.some((type) => wanted.has(type))) return;
+        if (wanted && types.length > 0 && !types.some((type) => wanted.has(type))) return;
         this.appendedSincePoll = true;
         this.idleLooks = 0;
         this.wake?.();

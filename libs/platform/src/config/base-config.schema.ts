@@ -83,6 +83,11 @@ export const baseConfigSchema = z.object({
   HS_READ_WAIT_MAX_MS: positiveInt(5_000),
   /** The oldest open transaction holding the cluster-wide xid8 fence longer than this is logged and exported (headspace.event_store.fence_held). */
   HS_FENCE_WARN_MS: positiveInt(1_000),
+  /**
+   * Appends announced over PostgreSQL NOTIFY and other replicas' announcements LISTENed for, so a
+   * replica's processors see another's appends at once (off: they see them at their next idle poll).
+   */
+  HS_APPEND_WAKEUPS: z.stringbool({ error: 'must be true or false' }).default(true),
   /** Prefix of every NATS subject and stream (see contracts' namespace.ts); empty for none. */
   HS_NAMESPACE: z
     .string()
