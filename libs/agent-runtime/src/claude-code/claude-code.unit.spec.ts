@@ -44,12 +44,38 @@ process.stdin.on('end', () => {
     process.stdout.write('this is not json');
     process.exit(0);
   }
+  const argv = process.argv.slice(2);
+  const flag = (f) => (argv.includes(f) ? argv[argv.indexOf(f) + 1] : undefined);
+  if (flag('--settings')) {
+    // play the CLI's part: run the PreToolUse hook of the settings on a write outside the owned paths
+    const settings = JSON.parse(fs.readFileSync(flag('--settings'), 'utf8'));
+    const hook = settings.hooks.PreToolUse[0].hooks[0].command;
+    const input = JSON.stringify({ hook_event_name: 'PreToolUse', cwd: process.cwd(), tool_name: 'Write', tool_use_id: 'toolu_hook', tool_input: { file_path: 'elsewhere/x.ts', content: 'x' } });
+    const hookOut = require('node:child_process').spawnSync('/bin/sh', ['-c', hook], { input, encoding: 'utf8' });
+    fs.writeFileSync(process.env.FAKE_RECORD + '.hook', JSON.stringify({ stdout: hookOut.stdout, stderr: hookOut.stderr, status: hookOut.status }));
+  }
+  const sid = flag('--session-id') ?? flag('--resume');
+  const line = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
+  if (mode === 'commit') {
+    const git = (...a) => require('node:child_process').execFileSync('git', a, { stdio: 'pipe' });
+    fs.writeFileSync('committed.ts', 'export const c = 1;\\n');
+    fs.writeFileSync('uncommitted.ts', 'export const u = 1;\\n');
+    git('add', 'committed.ts');
+    git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qm', 'agent work');
+  }
+  line({ type: 'system', subtype: 'init', session_id: sid, tools: ['Read', 'Write', 'Bash'], model: 'claude-sonnet-4-5' });
+  line({ type: 'assistant', session_id: sid, parent_tool_use_id: null, message: { id: 'msg_1', content: [
+    { type: 'tool_use', id: 'toolu_read', name: 'Read', input: { file_path: 'docs/claims.md' } },
+    ...(mode === 'denied' ? [{ type: 'tool_use', id: 'toolu_write', name: 'Write', input: { file_path: 'src/claim.ts', content: 'x' } }] : []),
+  ] } });
   const reflection = {
     task_result: { status: 'completed', summary: 'Implemented the claim lease.', files_changed: ['src/claim.ts', 'src/claim.spec.ts'] },
     reflection: { what_worked: 'tests first', what_didnt: 'nothing', confidence: 'high' },
     suggested_learnings: [],
     follow_up: { needs_human: false },
   };
+  line({ type: 'assistant', session_id: sid, parent_tool_use_id: null, message: { id: 'msg_2', content: [{ type: 'tool_use', id: 'toolu_so', name: 'StructuredOutput', input: reflection }] } });
+  const noReflection = mode === 'no_reflection';
   const result = {
     type: 'result',
     subtype: mode === 'max_turns' ? 'error_max_turns' : 'success',
@@ -57,12 +83,22 @@ process.stdin.on('end', () => {
     duration_ms: 1234,
     num_turns: 7,
     result: mode === 'text_only' ? 'Done.\\n' + JSON.stringify(reflection) : 'Done.',
-    session_id: '3f1c9a7e-0000-4000-8000-000000000001',
+    session_id: sid,
     total_cost_usd: 0.1234,
     usage: { input_tokens: 1200, output_tokens: 340, cache_read_input_tokens: 5000, cache_creation_input_tokens: 800 },
-    ...(mode === 'text_only' ? {} : { structured_output: reflection }),
+    ...(mode === 'text_only' || noReflection ? {} : { structured_output: reflection }),
+    ...(mode === 'denied' ? { permission_denials: [{ tool_name: 'Write', tool_use_id: 'toolu_write', tool_input: { file_path: 'src/claim.ts', content: 'x' } }] } : {}),
+    ...(mode === 'usage' || mode === 'background' ? { usage: { input_tokens: 10, output_tokens: 5 }, modelUsage: {
+      'claude-sonnet-4-5': { inputTokens: 1000, outputTokens: 300, cacheReadInputTokens: 4000, cacheCreationInputTokens: 700, costUSD: 0.1 },
+      'claude-haiku-4-5': { inputTokens: 200, outputTokens: 40, cacheReadInputTokens: 1000, cacheCreationInputTokens: 100, costUSD: 0.0234 },
+    } } : {}),
   };
-  process.stdout.write(JSON.stringify(result) + '\\n');
+  line(result);
+  if (mode === 'background') {
+    line({ type: 'system', subtype: 'task_notification', session_id: sid, status: 'completed' });
+    line({ ...result, result: 'The background helper finished.', structured_output: undefined, num_turns: 2, total_cost_usd: 0.2, origin: { kind: 'task-notification' },
+      modelUsage: { 'claude-sonnet-4-5': { inputTokens: 1500, outputTokens: 400, cacheReadInputTokens: 6000, cacheCreationInputTokens: 900, costUSD: 0.17 }, 'claude-haiku-4-5': { inputTokens: 200, outputTokens: 40, cacheReadInputTokens: 1000, cacheCreationInputTokens: 100, costUSD: 0.03 } } });
+  }
 });
 `;
 
@@ -99,6 +135,8 @@ const EXPECTED_ARGV = [
   EXPECTED_APPEND,
   '--model',
   'sonnet',
+  '--tools',
+  'Read,Write,Edit,Grep,Glob,Bash',
   '--allowedTools',
   'Read,Write,Edit,Grep,Glob,Bash(git:*),Bash(uv run pytest:*)',
   '--permission-mode',
@@ -106,10 +144,13 @@ const EXPECTED_ARGV = [
   '--max-budget-usd',
   '0.50',
   '--output-format',
-  'json',
+  'stream-json',
+  '--verbose',
   '--json-schema',
   JSON.stringify(reflectionJsonSchema),
-  '--no-session-persistence',
+  '--setting-sources',
+  '',
+  '--',
   'Implement bead hs-42: claim leases. Context: see docs/claims.md',
 ];
 
@@ -134,18 +175,36 @@ const run = (mode: string, extra: Partial<Parameters<typeof runClaudeCode>[0]> =
 describe('claude -p spawn protocol', () => {
   it('builds the argv of the seed command template', () => {
     expect(buildClaudeArgs(spec)).toEqual(EXPECTED_ARGV);
-    expect(JSON.parse(EXPECTED_ARGV[14]).required).toEqual(['task_result', 'reflection', 'suggested_learnings', 'follow_up']);
+    expect(JSON.parse(EXPECTED_ARGV[17]).required).toEqual(['task_result', 'reflection', 'suggested_learnings', 'follow_up']);
+  });
+
+  it('ends the options with -- before the task, passes the session flags and, with a policy, the settings instead of --allowedTools', () => {
+    const policy = { checkoutRoot: '/work/co', ownedPaths: ['src/**'] };
+    const args = buildClaudeArgs({ ...spec, task: '-v is not an option here', policy, effort: 'high', maxTurns: 12, resume: 'abc', sessionId: 'ignored', settingSources: 'project' }, { settingsPath: '/tmp/s.json' });
+    expect(args.slice(-2)).toEqual(['--', '-v is not an option here']);
+    expect(args).not.toContain('--allowedTools');
+    expect(args).not.toContain('--session-id');
+    expect(args).not.toContain('--no-session-persistence');
+    const after = (flag: string) => args[args.indexOf(flag) + 1];
+    expect([after('--settings'), after('--effort'), after('--max-turns'), after('--resume'), after('--setting-sources')]).toEqual(['/tmp/s.json', 'high', '12', 'abc', 'project']);
+    expect(buildClaudeArgs({ ...spec, sessionId: 'f00' })).toContain('f00');
   });
 
   it('applies the manifest defaults (sonnet, dontAsk, 0.50)', () => {
     const args = buildClaudeArgs({ ...spec, model: undefined, permissionMode: undefined, budgetUsd: undefined });
-    expect([args[4], args[8], args[10]]).toEqual(['sonnet', 'dontAsk', '0.50']);
+    expect([args[4], args[10], args[12]]).toEqual(['sonnet', 'dontAsk', '0.50']);
   });
 
-  it('spawns the binary with exactly that argv, in the cwd, with env and closed stdin, and maps the JSON result', async () => {
-    const out = await run('ok');
+  it('spawns the binary with that argv plus a fresh session id, in the cwd, with env and closed stdin, and maps the stream result', async () => {
+    const seen: string[] = [];
+    const out = await run('ok', { onMessage: (m) => seen.push(m.type) });
     const rec = JSON.parse(await readFile(recordPath, 'utf8'));
-    expect(rec.argv).toEqual(EXPECTED_ARGV);
+    const at = rec.argv.indexOf('--session-id');
+    const sessionId = rec.argv[at + 1];
+    expect(sessionId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect([...rec.argv.slice(0, at), ...rec.argv.slice(at + 2)]).toEqual(EXPECTED_ARGV);
+    expect(seen).toEqual(['system', 'assistant', 'assistant', 'result']);
+    expect(out.messages.map((m) => m.type)).toEqual(seen);
     expect(rec.cwd).toBe(dir);
     expect(rec.sessionId).toBe('s-1');
     expect(rec.stdin).toBe('');
@@ -154,11 +213,11 @@ describe('claude -p spawn protocol', () => {
       summary: 'Implemented the claim lease.',
       turnsUsed: 7,
       tokensConsumed: { input: 1200, output: 340, cacheRead: 5000, cacheWrite: 800 },
-      toolsUsed: [],
+      toolsUsed: ['Read'],
       filesModified: ['src/claim.ts', 'src/claim.spec.ts'],
       exitReason: 'completed',
       costUsd: 0.1234,
-      sessionId: '3f1c9a7e-0000-4000-8000-000000000001',
+      sessionId,
       reflection: expect.objectContaining({ task_result: expect.objectContaining({ status: 'completed' }) }),
     });
   });
@@ -177,14 +236,18 @@ describe('claude -p spawn protocol', () => {
     }
   });
 
-  it('runs the CLI inside a sandbox when given one: own PID namespace, only the policy env plus what was handed to it', async () => {
+  it('runs the CLI inside a sandbox when given one: own PID namespace, only the policy env plus what was handed to it, the hook bridge working inside', async () => {
     const available = await sandboxAvailability();
     if (!available.available) throw new Error(`bubblewrap is required: ${available.reason}`);
     process.env.HS_TEST_ORCHESTRATOR_SECRET = 'db-password';
     try {
       const sandbox = await createSandbox(available, { workspace: dir, workspaceAccess: 'rw', network: false });
-      const out = await run('write', { sandbox });
-      expect(out.result.exitReason).toBe('completed');
+      const out = await run('write', { sandbox, spec: { ...spec, policy: { checkoutRoot: dir, ownedPaths: ['src/**'] } } });
+      const hook = JSON.parse(await readFile(`${recordPath}.hook`, 'utf8'));
+      expect(JSON.parse(hook.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('outside the owned paths') });
+      expect(out.denials).toEqual([expect.objectContaining({ source: 'hook', toolName: 'Write', toolUseId: 'toolu_hook' })]);
+      // the write the fake's hook call tried was denied, so the run is not completed
+      expect(out.result).toMatchObject({ exitReason: 'error', error: { code: 'CLAUDE_CODE.TOOLS_DENIED' } });
       const rec = JSON.parse(await readFile(recordPath, 'utf8'));
       expect(rec).toMatchObject({ sessionId: 's-1', cwd: await realpath(dir) });
       expect(rec.secret).toBeUndefined();
@@ -220,7 +283,7 @@ describe('claude -p spawn protocol', () => {
     expect(out.result).toMatchObject({ exitReason: 'error', error: { code: 'CLAUDE_CODE.OUTPUT_INVALID' } });
   });
 
-  it('adds the files a run changed in a git checkout to filesModified', async () => {
+  const gitRepo = async () => {
     const repo = join(dir, 'repo');
     const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'pipe' });
     await mkdir(repo);
@@ -229,8 +292,40 @@ describe('claude -p spawn protocol', () => {
     await writeFile(join(repo, 'untouched-dirty.txt'), 'dirty before the run\n');
     git('add', 'README.md');
     git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qm', 'init');
-    const out = await run('write', { cwd: repo });
-    expect([...out.result.filesModified].sort()).toEqual(['README.md', 'src/claim.spec.ts', 'src/claim.ts', 'src/new-file.ts']);
+    return repo;
+  };
+
+  it('takes filesModified from git in a checkout, not from the reflection', async () => {
+    const out = await run('write', { cwd: await gitRepo() });
+    expect([...out.result.filesModified].sort()).toEqual(['README.md', 'src/new-file.ts']);
+  });
+
+  it('counts the files of commits made during the run beside uncommitted ones', async () => {
+    const out = await run('commit', { cwd: await gitRepo() });
+    expect([...out.result.filesModified].sort()).toEqual(['committed.ts', 'uncommitted.ts']);
+  });
+
+  it('reports a run with a denied write as TOOLS_DENIED, with the denial, and never counts the denied file', async () => {
+    const out = await run('denied');
+    expect(out.result).toMatchObject({ exitReason: 'error', error: { code: 'CLAUDE_CODE.TOOLS_DENIED' }, toolsUsed: ['Read'], filesModified: ['src/claim.spec.ts'] });
+    expect(out.denials).toEqual([{ source: 'permissions', toolName: 'Write', toolUseId: 'toolu_write', toolInput: { file_path: 'src/claim.ts', content: 'x' }, blocking: true }]);
+  });
+
+  it('reports a success without a reflection as NO_REFLECTION, not completed', async () => {
+    const out = await run('no_reflection');
+    expect(out.result).toMatchObject({ exitReason: 'error', error: { code: 'CLAUDE_CODE.NO_REFLECTION' } });
+  });
+
+  it('sums tokens over modelUsage (subagent models included) instead of the last turn\'s usage', async () => {
+    const out = await run('usage');
+    expect(out.result.tokensConsumed).toEqual({ input: 1200, output: 340, cacheRead: 5000, cacheWrite: 800 });
+  });
+
+  it('keeps the main result when a finished background subagent prints a second one, with the cumulative cost and tokens', async () => {
+    const out = await run('background');
+    expect(out.raw?.result).toBe('Done.');
+    expect(out.result).toMatchObject({ exitReason: 'completed', summary: 'Implemented the claim lease.', costUsd: 0.2, turnsUsed: 9 });
+    expect(out.result.tokensConsumed).toEqual({ input: 1700, output: 440, cacheRead: 7000, cacheWrite: 1000 });
   });
 
   it('maps a missing binary to SPAWN_FAILED', async () => {

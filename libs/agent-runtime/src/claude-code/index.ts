@@ -2,3 +2,5 @@ export * from './spawn-args';
 export * from './result';
 export * from './run';
 export * from './git-changes';
+export * from './stream';
+export * from './policy';

@@ -1,9 +1,14 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { dirname, relative, resolve } from 'node:path';
 import { ErrorCodes, type AgentResult } from '@headspace/contracts';
+import { SIMULATED_LABEL } from '@headspace/llm';
 import { prepareSandboxedSpawn, type Sandbox, type SandboxedSpawn } from '../sandbox/sandbox-spawn';
 import { buildClaudeArgs, type ClaudeSpawnSpec } from './spawn-args';
-import { parseClaudeStdout, toAgentResult, type ClaudeJsonResult } from './result';
-import { changedPaths, gitStatus } from './git-changes';
+import { parseClaudeResult, parseClaudeStdout, reflectionOf, permissionDenials, pickMainResult, resultTokens, toAgentResult, type ClaudeJsonResult } from './result';
+import { changedSince, gitSnapshot } from './git-changes';
+import { assistantTexts, parseStreamLine, streamSessionId, toolErrors, toolUseBlocks, type ClaudeStreamMessage } from './stream';
+import { hookBridgePath, isBlockingDenial, writeSessionPolicy, type ClaudeDenial, type SessionPolicyFiles } from './policy';
 
 export interface RunClaudeCodeOptions {
   spec: ClaudeSpawnSpec;
@@ -11,7 +16,7 @@ export interface RunClaudeCodeOptions {
   cwd: string;
   /** Executable; default `claude` found on PATH. */
   binary?: string;
-  /** Added to the environment (e.g. ANTHROPIC_API_KEY, HEADSPACE_SESSION_ID). */
+  /** Added to the environment (e.g. ANTHROPIC_API_KEY, HEADSPACE_SESSION_ID, HEADSPACE_HOOK_URL). */
   env?: Record<string, string | undefined>;
   /**
    * true (default): the child inherits this process's environment plus `env`. false: it gets only
@@ -26,9 +31,11 @@ export interface RunClaudeCodeOptions {
   signal?: AbortSignal;
   /** Cap on captured stdout/stderr each; default 10 MB. */
   maxOutputBytes?: number;
+  /** Cap on the stream messages kept in ClaudeCodeRun.messages (results always kept); default 5,000. */
+  maxMessages?: number;
   /**
-   * Compare `git status` of `cwd` before and after the run and add the paths that changed to
-   * filesModified (beside the reflection's files_changed). Default true; a non-git cwd is skipped.
+   * filesModified from git: changes of `cwd` between before and after the run, committed or not.
+   * Default true; a non-git cwd falls back to the reflection's files_changed minus denied writes.
    */
   trackGitChanges?: boolean;
   /**
@@ -37,16 +44,24 @@ export interface RunClaudeCodeOptions {
    * install read-only and allow the network when the API is remote.
    */
   sandbox?: Sandbox;
+  /** Called for each stream-json line of stdout, in order. */
+  onMessage?: (m: ClaudeStreamMessage) => void;
 }
 
 export interface ClaudeCodeRun {
   result: AgentResult;
-  /** The CLI's JSON, when it printed one. */
+  /** The main `result` object the CLI printed, when it printed one. */
   raw?: ClaudeJsonResult;
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   stderr: string;
   argv: string[];
+  /** The stream-json messages, in order (capped; `result` lines always kept). */
+  messages: ClaudeStreamMessage[];
+  /** Tool calls that were stopped: by permissions, the hook bridge, or a tool the session lacks. */
+  denials: ClaudeDenial[];
+  /** The model answered with the simulator's label: cost and tokens are simulated, not billed. */
+  simulated: boolean;
 }
 
 const MINIMAL_ENV = ['PATH', 'HOME', 'USER', 'LANG', 'TMPDIR', 'SHELL'];
@@ -66,43 +81,152 @@ const emptyResult = (exitReason: AgentResult['exitReason'], code: string, messag
   error: { code, message },
 });
 
+/** What the process left: its exit, its stream and the outcome when it did not finish by itself. */
+interface SpawnOutcome {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  messages: ClaudeStreamMessage[];
+  results: ClaudeJsonResult[];
+  failure?: AgentResult;
+}
+
 /**
- * Spawn `claude` per seed 001 (argv from buildClaudeArgs, stdin closed so `-p` does not wait for
- * piped input), in its own process group so a timeout or cancel kills the CLI and its children
- * (SIGTERM, then SIGKILL after the grace period). Never throws: failures are AgentResults with
- * exitReason `error` (spawn failure, non-zero exit, timeout, unreadable output) or `cancelled`.
+ * Spawn `claude` per seed 001 (argv from buildClaudeArgs; a new session gets a fresh `--session-id`
+ * unless resuming), with the policy's generated settings and hook bridge, in its own process group
+ * so a timeout or cancel kills the CLI and its children. Never throws: failures are AgentResults
+ * with exitReason `error` or `cancelled`.
  */
 export async function runClaudeCode(opts: RunClaudeCodeOptions): Promise<ClaudeCodeRun> {
-  const track = opts.trackGitChanges ?? true;
-  const before = track ? await gitStatus(opts.cwd) : undefined;
-  const sandboxed = opts.sandbox ? await sandboxedClaude(opts, opts.sandbox) : undefined;
-  const run = await spawnClaude(opts, sandboxed).finally(() => sandboxed?.cleanup());
-  if (before) {
-    const after = await gitStatus(opts.cwd);
-    if (after) {
-      const files = new Set([...run.result.filesModified, ...changedPaths(before, after)]);
-      run.result.filesModified = [...files];
-    }
+  const spec: ClaudeSpawnSpec = opts.spec.resume ? opts.spec : { ...opts.spec, sessionId: opts.spec.sessionId ?? randomUUID() };
+  const hookUrl = opts.env?.HEADSPACE_HOOK_URL ?? ((opts.inheritEnv ?? true) ? process.env.HEADSPACE_HOOK_URL : undefined);
+  const policy = spec.policy ? await writeSessionPolicy(spec.policy, spec.tools, Boolean(hookUrl)) : undefined;
+  const argv = buildClaudeArgs(spec, { settingsPath: policy?.settingsPath });
+  try {
+    const track = opts.trackGitChanges ?? true;
+    const before = track ? await gitSnapshot(opts.cwd) : undefined;
+    const sandboxed = opts.sandbox ? await sandboxedClaude(opts, opts.sandbox, argv, policy) : undefined;
+    const outcome = await spawnClaude(opts, argv, sandboxed).finally(() => sandboxed?.cleanup());
+    const files = before ? await changedSince(opts.cwd, before) : undefined;
+    return await settle(opts, spec, argv, outcome, policy, files);
+  } finally {
+    await policy?.cleanup();
   }
-  return run;
 }
 
-function sandboxedClaude(opts: RunClaudeCodeOptions, sandbox: Sandbox): Promise<SandboxedSpawn> {
+async function settle(
+  opts: RunClaudeCodeOptions,
+  spec: ClaudeSpawnSpec,
+  argv: string[],
+  outcome: SpawnOutcome,
+  policy: SessionPolicyFiles | undefined,
+  files: string[] | undefined,
+): Promise<ClaudeCodeRun> {
+  const { messages, results, exitCode, signal, stderr } = outcome;
+  const denials = mergeDenials([...(policy ? await policy.readDenials() : []), ...results.flatMap(permissionDenials), ...unavailableToolCalls(messages)], messages);
+  const simulated = [...assistantTexts(messages), ...results.map((r) => r.result ?? '')].some((t) => t.startsWith(SIMULATED_LABEL));
+  const base = { exitCode, signal, stderr, argv, messages, denials, simulated };
+  if (outcome.failure) return { ...base, result: outcome.failure };
+  const sessionId = streamSessionId(messages) ?? spec.resume ?? spec.sessionId;
+  const raw = pickMainResult(results, sessionId) ?? parseClaudeStdout(outcome.stdout);
+  if (!raw) {
+    if (exitCode !== 0) {
+      const tail = stderr.trim().slice(-2_000);
+      return { ...base, result: emptyResult('error', ErrorCodes.claudeCodeFailed, `claude exited with ${exitCode ?? signal}${tail ? `: ${tail}` : ''}`) };
+    }
+    return { ...base, result: emptyResult('error', ErrorCodes.claudeCodeOutputInvalid, `claude printed no result: ${outcome.stdout.slice(0, 500)}`) };
+  }
+  // The last result carries the process's cumulative cost and per-model usage (subagents too).
+  const last = results.at(-1) ?? raw;
+  const result = toAgentResult(raw, {
+    tokens: resultTokens(last),
+    turns: results.length > 1 ? results.reduce((n, r) => n + r.num_turns, 0) : raw.num_turns,
+    costUsd: last.total_cost_usd ?? raw.total_cost_usd,
+    toolsUsed: toolsUsed(messages, denials),
+    denials,
+    filesModified: files ?? reflectedFiles(raw, denials, opts.cwd),
+    sessionId,
+  });
+  if (exitCode !== 0 && result.exitReason === 'completed') {
+    result.exitReason = 'error';
+    result.error = { code: ErrorCodes.claudeCodeFailed, message: `claude exited with code ${exitCode}` };
+  }
+  return { ...base, result, raw };
+}
+
+/** Names of the tools the agent called and that ran (the reflection's StructuredOutput excluded). */
+function toolsUsed(messages: readonly ClaudeStreamMessage[], denials: readonly ClaudeDenial[]): string[] {
+  const stopped = new Set(denials.map((d) => d.toolUseId).filter(Boolean));
+  const names = toolUseBlocks(messages)
+    .filter((b) => b.name !== 'StructuredOutput' && !(b.id && stopped.has(b.id)))
+    .map((b) => b.name);
+  return [...new Set(names)];
+}
+
+/** Calls of a tool the session was not given: the CLI answers "No such tool available". */
+function unavailableToolCalls(messages: readonly ClaudeStreamMessage[]): ClaudeDenial[] {
+  const errors = toolErrors(messages);
+  return toolUseBlocks(messages).flatMap((b) => {
+    const text = b.id ? errors.get(b.id) : undefined;
+    if (text === undefined || !/No such tool available/i.test(text)) return [];
+    return [{ source: 'unavailable' as const, toolName: b.name, toolUseId: b.id, toolInput: b.input, reason: text.replace(/<\/?tool_use_error>/g, '').trim(), blocking: isBlockingDenial(b.name) }];
+  });
+}
+
+/** One entry per tool call, the bridge's (it has the reason) over the CLI's record of it, in call order. */
+function mergeDenials(all: ClaudeDenial[], messages: readonly ClaudeStreamMessage[]): ClaudeDenial[] {
+  const seen = new Set<string>();
+  const unique = all.filter((d) => {
+    if (d.toolUseId === undefined) return true;
+    if (seen.has(d.toolUseId)) return false;
+    seen.add(d.toolUseId);
+    return true;
+  });
+  const order = new Map(toolUseBlocks(messages).map((b, i) => [b.id, i]));
+  const at = (d: ClaudeDenial) => order.get(d.toolUseId) ?? Number.MAX_SAFE_INTEGER;
+  return unique.map((d, i) => ({ d, i })).sort((a, b) => at(a.d) - at(b.d) || a.i - b.i).map((x) => x.d);
+}
+
+/** Without git: the reflection's files_changed, minus the writes that were denied. */
+function reflectedFiles(raw: ClaudeJsonResult, denials: readonly ClaudeDenial[], cwd: string): string[] {
+  const rel = (p: string) => relative(resolve(cwd), resolve(cwd, p));
+  const denied = new Set(
+    denials.map((d) => d.toolInput?.file_path ?? d.toolInput?.notebook_path).filter((p): p is string => typeof p === 'string').map(rel),
+  );
+  return (reflectionOf(raw)?.task_result.files_changed ?? []).filter((f) => !denied.has(rel(f)));
+}
+
+/** The hook bridge runs inside too: this Node and the bridge read-only, the session's policy dir writable (its denials log). */
+function sandboxedClaude(opts: RunClaudeCodeOptions, sandbox: Sandbox, argv: string[], files?: SessionPolicyFiles): Promise<SandboxedSpawn> {
   const env = Object.fromEntries(Object.entries(opts.env ?? {}).filter((e): e is [string, string] => e[1] !== undefined));
-  const policy = { ...sandbox.policy, cwd: opts.cwd, env: { ...sandbox.policy.env, ...env } };
-  return prepareSandboxedSpawn({ ...sandbox, policy }, [opts.binary ?? 'claude', ...buildClaudeArgs(opts.spec)], opts.timeoutMs ?? 30 * 60_000);
+  const policy = {
+    ...sandbox.policy,
+    cwd: opts.cwd,
+    env: { ...sandbox.policy.env, ...env },
+    ...(files
+      ? {
+          readOnlyPaths: [...new Set([...(sandbox.policy.readOnlyPaths ?? []), dirname(dirname(process.execPath)), dirname(hookBridgePath())])],
+          writablePaths: [...(sandbox.policy.writablePaths ?? []), files.dir],
+        }
+      : {}),
+  };
+  return prepareSandboxedSpawn({ ...sandbox, policy }, [opts.binary ?? 'claude', ...argv], opts.timeoutMs ?? 30 * 60_000);
 }
 
-function spawnClaude(opts: RunClaudeCodeOptions, sandboxed?: SandboxedSpawn): Promise<ClaudeCodeRun> {
-  const argv = buildClaudeArgs(opts.spec);
+function spawnClaude(opts: RunClaudeCodeOptions, argv: string[], sandboxed?: SandboxedSpawn): Promise<SpawnOutcome> {
   const max = opts.maxOutputBytes ?? 10 * 1024 * 1024;
-  return new Promise((resolve) => {
+  const maxMessages = opts.maxMessages ?? 5_000;
+  return new Promise((resolveRun) => {
     let stdout = '';
+    let pending = '';
     let stderr = '';
     let timedOut = false;
     let cancelled = false;
     let settled = false;
     let killTimer: NodeJS.Timeout | undefined;
+    const messages: ClaudeStreamMessage[] = [];
+    const results: ClaudeJsonResult[] = [];
     const child = sandboxed
       ? spawn(sandboxed.file, sandboxed.args, { cwd: '/', env: sandboxed.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
       : spawn(opts.binary ?? 'claude', argv, {
@@ -111,6 +235,20 @@ function spawnClaude(opts: RunClaudeCodeOptions, sandboxed?: SandboxedSpawn): Pr
           stdio: ['ignore', 'pipe', 'pipe'],
           detached: process.platform !== 'win32',
         });
+    const onLine = (line: string) => {
+      const m = parseStreamLine(line);
+      if (!m) return;
+      if (m.type === 'result') {
+        const r = parseClaudeResult(m);
+        if (r) results.push(r);
+      }
+      if (messages.length < maxMessages || m.type === 'result') messages.push(m);
+      try {
+        opts.onMessage?.(m);
+      } catch {
+        // a failing observer must not lose the run
+      }
+    };
     const killTree = (sig: NodeJS.Signals) => {
       if (child.pid === undefined) return;
       try {
@@ -137,44 +275,37 @@ function spawnClaude(opts: RunClaudeCodeOptions, sandboxed?: SandboxedSpawn): Pr
     else opts.signal?.addEventListener('abort', onAbort, { once: true });
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
       if (stdout.length < max) stdout += d;
+      pending += d;
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) onLine(line);
     });
     child.stderr.setEncoding('utf8').on('data', (d: string) => {
       if (stderr.length < max) stderr += d;
     });
-    const finish = (run: Omit<ClaudeCodeRun, 'argv' | 'stderr'>) => {
+    const finish = (exitCode: number | null, signal: NodeJS.Signals | null, failure?: AgentResult) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       if (killTimer) clearTimeout(killTimer);
       opts.signal?.removeEventListener('abort', onAbort);
-      resolve({ ...run, stderr, argv });
+      if (pending !== '') onLine(pending);
+      pending = '';
+      resolveRun({ exitCode, signal, stdout, stderr, messages, results, failure });
     };
     child.on('error', (err) => {
-      finish({ result: emptyResult('error', ErrorCodes.claudeCodeSpawnFailed, `could not start ${opts.binary ?? 'claude'}: ${err.message}`), exitCode: null, signal: null });
+      finish(null, null, emptyResult('error', ErrorCodes.claudeCodeSpawnFailed, `could not start ${opts.binary ?? 'claude'}: ${err.message}`));
     });
     child.on('close', (exitCode, signal) => {
       if (timedOut) {
         killTree('SIGKILL');
-        return finish({ result: emptyResult('error', ErrorCodes.claudeCodeTimeout, `claude did not finish within ${opts.timeoutMs ?? 30 * 60_000} ms`), exitCode, signal });
+        return finish(exitCode, signal, emptyResult('error', ErrorCodes.claudeCodeTimeout, `claude did not finish within ${opts.timeoutMs ?? 30 * 60_000} ms`));
       }
       if (cancelled) {
         killTree('SIGKILL');
-        return finish({ result: emptyResult('cancelled', ErrorCodes.claudeCodeFailed, 'cancelled'), exitCode, signal });
+        return finish(exitCode, signal, emptyResult('cancelled', ErrorCodes.claudeCodeFailed, 'cancelled'));
       }
-      const raw = parseClaudeStdout(stdout);
-      if (raw) {
-        const result = toAgentResult(raw);
-        if (exitCode !== 0 && result.exitReason === 'completed') {
-          result.exitReason = 'error';
-          result.error = { code: ErrorCodes.claudeCodeFailed, message: `claude exited with code ${exitCode}` };
-        }
-        return finish({ result, raw, exitCode, signal });
-      }
-      if (exitCode !== 0) {
-        const tail = stderr.trim().slice(-2_000);
-        return finish({ result: emptyResult('error', ErrorCodes.claudeCodeFailed, `claude exited with ${exitCode ?? signal}${tail ? `: ${tail}` : ''}`), exitCode, signal });
-      }
-      finish({ result: emptyResult('error', ErrorCodes.claudeCodeOutputInvalid, `claude printed no JSON result: ${stdout.slice(0, 500)}`), exitCode, signal });
+      finish(exitCode, signal);
     });
   });
 }

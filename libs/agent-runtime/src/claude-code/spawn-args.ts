@@ -1,4 +1,5 @@
 import { reflectionJsonSchema } from '@headspace/contracts';
+import { sessionToolNames, type ClaudePolicy } from './policy';
 
 /**
  * Seed 001 spawn protocol: the orchestrator runs `claude -p` for a team member with its role,
@@ -21,6 +22,25 @@ export interface ClaudeSpawnSpec {
   budgetUsd?: number;
   /** Task description with bead reference and context: the `-p` prompt. */
   task: string;
+  /** Session id (a UUID) for a new session: `--session-id`. Ignored when `resume` is set. */
+  sessionId?: string;
+  /** Continue this earlier session: `--resume`. */
+  resume?: string;
+  effort?: 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+  maxTurns?: number;
+  /** Owned paths, checkout confinement, denied commands and hooks, as settings + hook bridge. */
+  policy?: ClaudePolicy;
+  /**
+   * Which settings files of the machine the CLI reads: `none` (default) keeps the user's own
+   * settings, hooks and permissions out; `project` reads the checkout's `.claude/settings.json`.
+   */
+  settingSources?: 'none' | 'project';
+}
+
+/** What the runner adds to the argv at spawn time. */
+export interface ClaudeArgsExtras {
+  /** The generated settings file (`--settings`). */
+  settingsPath?: string;
 }
 
 export const CLAUDE_SPAWN_DEFAULTS = { model: 'sonnet', permissionMode: 'dontAsk', budgetUsd: 0.5 } as const;
@@ -50,25 +70,41 @@ export function formatBudget(usd: number): string {
   return usd.toFixed(2);
 }
 
-/** The argv after `claude`, in the seed's order. */
-export function buildClaudeArgs(spec: ClaudeSpawnSpec): string[] {
-  return [
+/**
+ * The argv after `claude`, in the seed's order, then the session flags. Without a policy the
+ * spec's tools are pre-approved with `--allowedTools`; with one, the generated settings allow them.
+ * `--` ends the options: `--tools` and `--allowedTools` take several values and a task text
+ * may start with `-`.
+ */
+export function buildClaudeArgs(spec: ClaudeSpawnSpec, extras: ClaudeArgsExtras = {}): string[] {
+  const args = [
     '-p',
     '--append-system-prompt',
     buildAppendSystemPrompt(spec),
     '--model',
     spec.model ?? CLAUDE_SPAWN_DEFAULTS.model,
-    '--allowedTools',
-    spec.tools.join(','),
+    '--tools',
+    sessionToolNames(spec.tools).join(','),
+  ];
+  if (!spec.policy) args.push('--allowedTools', spec.tools.join(','));
+  args.push(
     '--permission-mode',
     spec.permissionMode ?? CLAUDE_SPAWN_DEFAULTS.permissionMode,
     '--max-budget-usd',
     formatBudget(spec.budgetUsd ?? CLAUDE_SPAWN_DEFAULTS.budgetUsd),
     '--output-format',
-    'json',
+    'stream-json',
+    '--verbose',
     '--json-schema',
     JSON.stringify(reflectionJsonSchema),
-    '--no-session-persistence',
-    spec.task,
-  ];
+    '--setting-sources',
+    spec.settingSources === 'project' ? 'project' : '',
+  );
+  if (extras.settingsPath) args.push('--settings', extras.settingsPath);
+  if (spec.effort) args.push('--effort', spec.effort);
+  if (spec.maxTurns !== undefined) args.push('--max-turns', String(spec.maxTurns));
+  if (spec.resume) args.push('--resume', spec.resume);
+  else if (spec.sessionId) args.push('--session-id', spec.sessionId);
+  args.push('--', spec.task);
+  return args;
 }

@@ -29,6 +29,10 @@ export const AgentRuntimeErrorCodes = {
   claudeCodeTimeout: 'CLAUDE_CODE.TIMEOUT',
   claudeCodeOutputInvalid: 'CLAUDE_CODE.OUTPUT_INVALID',
   claudeCodeFailed: 'CLAUDE_CODE.FAILED',
+  /** The CLI ended without the reflection the spawn protocol asks for: the task is not known done. */
+  claudeCodeNoReflection: 'CLAUDE_CODE.NO_REFLECTION',
+  /** Tool calls the task needed were denied (policy, permissions or a missing tool). */
+  claudeCodeToolsDenied: 'CLAUDE_CODE.TOOLS_DENIED',
   /** bubblewrap cannot run here and the operator did not set HS_SANDBOX=off: agent sessions do not start. */
   sandboxUnavailable: 'SANDBOX.UNAVAILABLE',
 } as const;
@@ -58,5 +62,7 @@ export const AgentRuntimeHttpStatus: Record<string, number> = {
   [C.claudeCodeTimeout]: 504,
   [C.claudeCodeOutputInvalid]: 502,
   [C.claudeCodeFailed]: 502,
+  [C.claudeCodeNoReflection]: 422,
+  [C.claudeCodeToolsDenied]: 422,
   [C.sandboxUnavailable]: 503,
 };
