@@ -1,0 +1,50 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ErrorCodes, HeadspaceError, type EventData, type taskCompleted } from '@headspace/contracts';
+import { EventStore, quoteIdent, type RecordedEvent } from '@headspace/event-store';
+import { EventProcessor, PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
+import type { Pool } from 'pg';
+import { FileLockRepository } from '../file-lock.repository';
+
+type Completed = RecordedEvent & { type: 'task.completed'; data: EventData<typeof taskCompleted> };
+
+/**
+ * Seed 003 Req 6.4 / seed 004 F5: when a task completes, the locks its owner holds go back. It tails
+ * the team-manager's own log, reads the holder's locks from the file-locks read model and releases
+ * each against the lock's own stream (a path another teammate took since is left alone). Command ids
+ * derive from the completion event, so a replay after a crash releases nothing twice. It does not
+ * wait for the read model: inside its batch transaction that wait could never end (the fence stops
+ * at the batch's own transaction); a lock taken in the read model's last moments before the
+ * completion stays until its holder's next completion or until it goes stale.
+ */
+@Injectable()
+export class ReleaseLocksOnCompletion extends EventProcessor<Completed> {
+  private readonly schemaQ: string;
+
+  constructor(
+    store: EventStore,
+    private readonly locks: FileLockRepository,
+    @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(SERVICE_SCHEMA) schema: string,
+  ) {
+    super(store, { name: 'process:release-locks-on-completion', types: ['task.completed'], batchSize: 50 });
+    this.schemaQ = quoteIdent(schema);
+  }
+
+  protected async handle(events: Completed[]): Promise<void> {
+    for (const event of events) {
+      const { team, owner, taskId } = event.data;
+      const { rows } = await this.pool.query<{ path: string }>(`SELECT path FROM ${this.schemaQ}.file_locks WHERE team = $1 AND holder = $2 ORDER BY path`, [team, owner]);
+      for (const { path } of rows) {
+        await this.locks
+          .execute(
+            { type: 'unlock', team, path, holder: owner, now: event.data.completedAt, reason: 'task-completed' },
+            { commandId: `release-on-completion:${event.eventId}:${path}`, causationId: event.eventId, correlationId: `task:${team}:${taskId}` },
+          )
+          .catch((error: unknown) => {
+            // the read model lagged a stale-lock break: the path is someone else's now
+            if (!(error instanceof HeadspaceError && error.code === ErrorCodes.lockNotHolder)) throw error;
+          });
+      }
+    }
+  }
+}
