@@ -42,6 +42,13 @@ COPY package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --chmod=755 deploy/docker-entrypoint.sh /usr/local/bin/headspace-entrypoint
+# The orchestrator's run checkouts and agent homes: /app is root's, this is the node user's. Mount a
+# volume here (compose: orchestrator-work; Kubernetes: the orchestrator's PVC) shared by replicas.
+ENV HS_WORKSPACES_DIR=/var/lib/headspace/runs \
+    HS_AGENT_HOME=/var/lib/headspace/agents
+RUN mkdir -p /var/lib/headspace/runs /var/lib/headspace/agents \
+ && chown -R node:node /var/lib/headspace
+VOLUME ["/var/lib/headspace"]
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=5 \

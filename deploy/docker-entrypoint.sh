@@ -4,7 +4,8 @@
 #   gateway | team-manager | orchestrator | cost-governor | ops-leon → node -r <telemetry preload> dist/apps/<app>/src/main.js
 #   migrate → node dist/scripts/migrate.js (every service schema; needs DATABASE_URL)
 set -e
-cd /app
+# HEADSPACE_HOME: where dist/ is (the image's /app; the entrypoint spec runs it elsewhere)
+cd "${HEADSPACE_HOME:-/app}"
 app="${1:-$APP}"
 [ $# -gt 0 ] && shift
 case "$app" in
