@@ -9,6 +9,7 @@ import { benchTeamManagerScale } from './team-manager-scale.bench';
 import { benchCostGovernor } from './cost-governor.bench';
 import { benchExampleRun } from './example-run.bench';
 import { benchAgentTurn } from './agent-turn.bench';
+import { benchFleet } from './fleet.bench';
 import { benchSandbox } from './sandbox.bench';
 import { runGatewayHttpBench } from './gateway-http.bench';
 import { runGatewaySseBench } from './gateway-sse.bench';
@@ -37,6 +38,7 @@ async function main() {
     ['gateway-http', () => runGatewayHttpBench({ quick }).then(() => [])],
     ['gateway-sse', () => runGatewaySseBench({ quick }).then(() => [])],
     ['agent-turn', () => benchAgentTurn({ quick })],
+    ['fleet', () => benchFleet({ quick })],
     ['sandbox', () => benchSandbox({ quick })],
     ['example-run', () => benchExampleRun({ quick })],
     ['ops-ingest', () => benchOpsIngest({ quick })],
