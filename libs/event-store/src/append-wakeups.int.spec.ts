@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, waitFor, type TestDatabase } from '@headspace/testing';
-import { appendChannel, AppendWakeups, LISTENER_NAME } from './append-wakeups';
+import { LISTENER_NAME } from './append-listener-hub';
+import { appendChannel, AppendWakeups } from './append-wakeups';
 import { EventStore } from './event-store';
 import { migrate } from './migrate';
 import { ProcessorRunner } from './processor/processor-runner';
@@ -103,6 +104,19 @@ describe('append wake-ups across processes (LISTEN/NOTIFY)', () => {
     await db.pool.query('SELECT pg_notify($1, $2)', [appendChannel(schema), JSON.stringify({ i: 'replica-b', t: ['marker'] })]);
     await waitFor(() => (here.received >= 1 ? true : undefined), { timeoutMs: 10_000, message: 'the marker' });
     expect(here.received).toBe(1);
+  });
+
+  it('shares one LISTEN connection among the services of a process, and closes it when the last one stops', async () => {
+    const listeners = async () => (await db.pool.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`, [LISTENER_NAME])).rowCount;
+    const a = new AppendWakeups({ pool: db.pool, schema: 'service_a' });
+    const b = new AppendWakeups({ pool: db.pool, schema: 'service_b' });
+    await a.start();
+    await b.start();
+    expect(await listeners()).toBe(1);
+    await a.stop();
+    expect(b.listening).toBe(true);
+    await b.stop();
+    await waitFor(async () => ((await listeners()) === 0 ? true : undefined), { timeoutMs: 10_000, message: 'the connection closed' });
   });
 
   it('listens again after PostgreSQL drops its connection, and the next remote append still wakes the processor', async () => {

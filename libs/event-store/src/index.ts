@@ -19,3 +19,4 @@ export { quoteIdent } from './quote-ident';
 export { PgClient } from './pg-client';
 export { releaseAppendSignals, dropAppendSignals } from './append-signal';
 export { AppendWakeups, appendChannel, type AppendWakeupsOptions } from './append-wakeups';
+export { LISTENER_NAME } from './append-listener-hub';
