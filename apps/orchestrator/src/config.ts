@@ -53,6 +53,10 @@ export const configSchema = baseConfigSchema.extend({
     .min(1)
     .transform((cmd) => cmd.split(/\s+/))
     .optional(),
+  /** The `claude` executable of Claude Code sessions; default: the installed @anthropic-ai/claude-code binary, else `claude` on PATH. */
+  HS_CLAUDE_BINARY: z.string().min(1).optional(),
+  /** A Claude Code session's `--max-budget-usd` when no governor budget limits it and its manifest entry names none. */
+  HS_CLAUDE_MAX_BUDGET_USD: z.coerce.number({ error: 'must be a number' }).positive().max(10_000).default(5),
   /** Managed hook settings (enterprise policy) every session loads; the agents' own are `<HS_AGENT_HOME>/.headspace/settings.json`. */
   HS_MANAGED_SETTINGS: z.string().min(1).optional(),
   /**

@@ -1,3 +1,4 @@
+import type { AgentRuntime } from '@headspace/contracts';
 import type { MergeResult } from '../workspace/run-workspace';
 
 /** A session the run asks the orchestrator's session supervisor to run. */
@@ -13,6 +14,8 @@ export interface RunSessionStart {
   prompt: string;
   workspace: string;
   situation: string;
+  /** The run's runtime, when it names one; otherwise the member's or persona's decides. */
+  runtime?: AgentRuntime;
 }
 
 /**

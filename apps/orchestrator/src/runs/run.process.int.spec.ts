@@ -297,6 +297,24 @@ describe('run process', () => {
     }
   });
 
+  it('a run that names a runtime starts every one of its sessions on it; one that names none leaves it to the member or persona', async () => {
+    const sessions = new ScriptedSessions(false);
+    const p = processWith(sessions);
+    try {
+      const named = await start({ team: 'beta', mode: 'v1', tasks: [task('A', [])], runtime: 'claude-code' });
+      await completed(named.runId);
+      const ofRun = (runId: string) => sessions.starts.filter((s) => s.runId === runId);
+      expect(ofRun(named.runId).length).toBeGreaterThan(1);
+      expect(ofRun(named.runId).every((s) => s.runtime === 'claude-code')).toBe(true);
+      const unnamed = await start({ team: 'beta', mode: 'v1', tasks: [task('A', [])] });
+      await completed(unnamed.runId);
+      expect(ofRun(unnamed.runId).every((s) => s.runtime === undefined)).toBe(true);
+      await poolsIdle();
+    } finally {
+      await p.beforeApplicationShutdown();
+    }
+  });
+
   it('a v2 run waits for the operator at the spec and at Gavin’s plan-approval, and the operator’s edited plan is what gets built', async () => {
     const sessions = new ScriptedSessions(false);
     const p = processWith(sessions);

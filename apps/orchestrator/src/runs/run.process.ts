@@ -302,6 +302,7 @@ export class RunProcess extends EventProcessor {
       prompt: promptFor(state, session.purpose, session.taskKey, session.round, session.escalationId, session.persona),
       workspace: worktree ?? (await this.workspace.worktreeFor(run.runId, session.persona)),
       situation: situationOf[session.purpose],
+      ...(state.started!.runtime ? { runtime: state.started!.runtime } : {}),
     });
   }
 

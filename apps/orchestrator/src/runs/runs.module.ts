@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
-import { APP_CONFIG } from '@headspace/platform';
+import { APP_CONFIG, NATS_CONNECTION } from '@headspace/platform';
+import type { NatsConnection } from '@nats-io/nats-core';
 import type { AppConfig } from '../config';
 import { LlmBackendProvider } from '../sessions/ports/llm-backend.provider';
 import { SessionSandbox } from '../sessions/sandbox/session-sandbox.service';
@@ -15,6 +16,7 @@ import { RunProcess } from './run.process';
 import { RUN_SOURCE_POLICY, RunSourcePolicy } from './run-source.policy';
 import { RunsProjection } from './runs.projection';
 import { StartRunHandler } from './start-run/start-run.handler';
+import { SessionRuntimes } from './session-runtime';
 import { SupervisorRunSessions } from './supervisor-run-sessions.adapter';
 
 /**
@@ -29,8 +31,11 @@ import { SupervisorRunSessions } from './supervisor-run-sessions.adapter';
     RunsProjection,
     {
       provide: RUN_SESSIONS,
-      inject: [SessionSupervisor, LlmBackendProvider],
-      useFactory: (supervisor: SessionSupervisor, llm: LlmBackendProvider) => new SupervisorRunSessions(supervisor, llm.simulated),
+      inject: [SessionSupervisor, LlmBackendProvider, NATS_CONNECTION],
+      useFactory: (supervisor: SessionSupervisor, llm: LlmBackendProvider, nc: NatsConnection) => {
+        const runtimes = new SessionRuntimes(nc);
+        return new SupervisorRunSessions(supervisor, llm.simulated, (s) => runtimes.of(s));
+      },
     },
     {
       provide: RUN_SETTINGS,

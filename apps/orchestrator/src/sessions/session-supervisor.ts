@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { AgentSessionRunner, SessionInterrupted, type SessionLimits, type SessionOutcome, type SessionPorts } from './run-session/agent-session.runner';
 import { SessionRecorder } from './session-recorder';
+import { CLAUDE_CODE_SESSIONS, type ClaudeCodeSessions } from './claude-code/claude-code-sessions.factory';
 
 export type SessionStart = Omit<EventData<typeof sessionStarted>, 'startedAt'>;
 
@@ -50,6 +51,7 @@ export class SessionSupervisor implements OnApplicationBootstrap, BeforeApplicat
     @Inject(SESSION_PORTS_FACTORY) private readonly factory: SessionPortsFactory,
     @Inject(SESSION_SUPERVISOR_SETTINGS) private readonly settings: SessionSupervisorSettings,
     @Optional() @Inject(SESSION_START_GATE) private readonly gate?: SessionStartGate,
+    @Optional() @Inject(CLAUDE_CODE_SESSIONS) private readonly claudeCode?: ClaudeCodeSessions,
   ) {
     this.q = quoteIdent(schema);
   }
@@ -122,6 +124,7 @@ export class SessionSupervisor implements OnApplicationBootstrap, BeforeApplicat
       if (!started || recorder.state.status === 'ended') return undefined;
       // In the trace its start was recorded in (the run's task attempt), wherever and whenever it resumes.
       const outcome = await inContext(storedContext(await this.startMetadata(sessionId)), async () => {
+        if (started.runtime === 'claude-code') return this.runClaudeCode(recorder, abort.signal);
         const { ports, limits, close } = await this.factory.create(started);
         closePorts = close;
         return new AgentSessionRunner(recorder, ports, limits, abort.signal).run();
@@ -137,6 +140,14 @@ export class SessionSupervisor implements OnApplicationBootstrap, BeforeApplicat
       await closePorts?.().catch(() => undefined);
       await this.release(sessionId).catch(() => undefined);
     }
+  }
+
+  /** A `claude-code` session runs the CLI; an orchestrator without that runtime ends it saying so rather than leaving it running. */
+  private async runClaudeCode(recorder: SessionRecorder, signal: AbortSignal): Promise<SessionOutcome> {
+    if (this.claudeCode) return (await this.claudeCode.runner(recorder, signal)).run();
+    const summary = 'This orchestrator has no Claude Code runtime';
+    await recorder.record({ type: 'end-session', sessionId: recorder.sessionId, exitReason: 'error', summary, error: summary, now: new Date().toISOString() });
+    return { exitReason: 'error', summary, turns: recorder.state.turns, usage: recorder.state.usage };
   }
 
   /** The metadata of the session's start: its stored trace context. */

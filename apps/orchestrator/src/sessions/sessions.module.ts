@@ -4,6 +4,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { AppConfig } from '../config';
 import { NatsTeamTools } from './adapters/nats-team-tools.adapter';
 import { AgentSessionsProjection } from './agent-sessions.projection';
+import { CLAUDE_CODE_SESSIONS, DefaultClaudeCodeSessions } from './claude-code/claude-code-sessions.factory';
 import { SessionLearningsProcess } from './keep-learnings/session-learnings.process';
 import { DefaultSessionPortsFactory } from './ports/default-session-ports.factory';
 import { LlmBackendProvider } from './ports/llm-backend.provider';
@@ -26,6 +27,7 @@ import { SESSION_PORTS_FACTORY, SESSION_START_GATE, SESSION_SUPERVISOR_SETTINGS,
     SessionLearningsProcess,
     SessionSupervisor,
     { provide: SESSION_PORTS_FACTORY, useClass: DefaultSessionPortsFactory },
+    { provide: CLAUDE_CODE_SESSIONS, useClass: DefaultClaudeCodeSessions },
     { provide: TEAM_TOOLS_PORT, inject: [NATS_CONNECTION], useFactory: (nc: NatsConnection): TeamToolsFor => (team) => new NatsTeamTools(nc, team) },
     {
       provide: SESSION_SUPERVISOR_SETTINGS,

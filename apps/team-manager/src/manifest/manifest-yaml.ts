@@ -61,6 +61,7 @@ export function resolveMembers(manifest: TeamManifest) {
     model: m.model ?? manifest.defaults.model,
     budget: m.budget ?? manifest.defaults.budget,
     permissionMode: m['permission-mode'] ?? manifest.defaults['permission-mode'],
+    ...((m.runtime ?? manifest.defaults.runtime) ? { runtime: m.runtime ?? manifest.defaults.runtime } : {}),
     tools: m.tools,
     owns: m.owns,
   }));

@@ -52,6 +52,15 @@ describe('team.yaml parsing', () => {
     expect(resolveMembers(custom)[0]).toMatchObject({ model: 'haiku', budget: 0.5, permissionMode: 'plan' });
   });
 
+  it('a member’s runtime wins over defaults.runtime; with neither the member names none (the persona’s default decides)', () => {
+    expect(resolveMembers(parseManifestYaml(minimal))[0]).not.toHaveProperty('runtime');
+    const team = parseManifestYaml(minimal.replace('members:', 'defaults:\n  runtime: claude-code\nmembers:'));
+    expect(resolveMembers(team)[0]).toMatchObject({ runtime: 'claude-code' });
+    const member = parseManifestYaml(`${minimal.replace('members:', 'defaults:\n  runtime: claude-code\nmembers:')}    runtime: built-in\n`);
+    expect(resolveMembers(member)[0]).toMatchObject({ runtime: 'built-in' });
+    expect(() => parseManifestYaml(`${minimal}    runtime: claude\n`)).toThrow(expect.objectContaining({ field: 'members.0.runtime' }));
+  });
+
   it('export then import gives the same manifest (round trip), and the export keeps the seed layout', () => {
     for (const text of [SEED_MANIFEST, minimal]) {
       const manifest = parseManifestYaml(text);

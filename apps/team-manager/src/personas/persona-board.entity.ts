@@ -14,6 +14,7 @@ export const PersonaRosterRow = defineEntity({
     roleType: p.text().$type<Persona['roleType']>(),
     mode: p.text().$type<Persona['mode']>(),
     pools: p.json<string[]>(),
+    runtime: p.text().$type<NonNullable<Persona['runtime']>>().nullable(),
   },
 });
 export type PersonaRosterRow = InferEntity<typeof PersonaRosterRow>;

@@ -48,6 +48,7 @@ const rosterRow = (p: Persona, position: number) => ({
   role_type: p.roleType,
   mode: p.mode,
   pools: p.pools,
+  runtime: p.runtime ?? null,
 });
 const [CON, AL] = [persona('con', ['backend']), persona('al', ['backend', 'frontend'])];
 const BASE = configLoaded([CON, AL], [{ pool: 'backend', personas: ['con', 'al'] }, { pool: 'frontend', personas: ['al'] }]);
@@ -68,8 +69,8 @@ describe('persona-board projection: roster, pools and limit', () => {
     const may = persona('may', ['frontend']);
     await spec()
       .given(registry(BASE))
-      .when(registry(registered(may), updated({ ...CON, name: 'Connor', roleType: 'qa', pools: ['qa'] })))
-      .then(board, [{ roster: [rosterRow({ ...CON, name: 'Connor', roleType: 'qa', pools: ['qa'] }, 1), rosterRow(AL, 2), rosterRow(may, 3)] }]);
+      .when(registry(registered(may), updated({ ...CON, name: 'Connor', roleType: 'qa', pools: ['qa'], runtime: 'claude-code' })))
+      .then(board, [{ roster: [rosterRow({ ...CON, name: 'Connor', roleType: 'qa', pools: ['qa'], runtime: 'claude-code' }, 1), rosterRow(AL, 2), rosterRow(may, 3)] }]);
   });
 
   it('setting a pool replaces its members in their new order; a new pool goes last', async () => {

@@ -24,8 +24,8 @@ export class PersonaBoardProjection extends Projection<RecordedEvent & PersonaEv
         await tx.query(`DELETE FROM ${q}.persona_roster`);
         for (const [i, p] of d.personas.entries()) {
           await tx.query(
-            `INSERT INTO ${q}.persona_roster (persona_id, position, name, description, role_type, mode, pools) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-            [p.personaId, i + 1, p.name, p.description, p.roleType, p.mode, JSON.stringify(p.pools)],
+            `INSERT INTO ${q}.persona_roster (persona_id, position, name, description, role_type, mode, pools, runtime) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+            [p.personaId, i + 1, p.name, p.description, p.roleType, p.mode, JSON.stringify(p.pools), p.runtime ?? null],
           );
         }
         await tx.query(`DELETE FROM ${q}.persona_pools`);
@@ -37,11 +37,11 @@ export class PersonaBoardProjection extends Projection<RecordedEvent & PersonaEv
       case 'persona.updated': {
         const p = event.data.persona;
         await tx.query(
-          `INSERT INTO ${q}.persona_roster (persona_id, position, name, description, role_type, mode, pools)
-           VALUES ($1, (SELECT coalesce(max(position), 0) + 1 FROM ${q}.persona_roster), $2, $3, $4, $5, $6)
+          `INSERT INTO ${q}.persona_roster (persona_id, position, name, description, role_type, mode, pools, runtime)
+           VALUES ($1, (SELECT coalesce(max(position), 0) + 1 FROM ${q}.persona_roster), $2, $3, $4, $5, $6, $7)
            ON CONFLICT (persona_id) DO UPDATE SET name = excluded.name, description = excluded.description,
-             role_type = excluded.role_type, mode = excluded.mode, pools = excluded.pools`,
-          [p.personaId, p.name, p.description, p.roleType, p.mode, JSON.stringify(p.pools)],
+             role_type = excluded.role_type, mode = excluded.mode, pools = excluded.pools, runtime = excluded.runtime`,
+          [p.personaId, p.name, p.description, p.roleType, p.mode, JSON.stringify(p.pools), p.runtime ?? null],
         );
         break;
       }

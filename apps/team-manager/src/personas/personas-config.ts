@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   agentModeSchema,
+  agentRuntimeSchema,
   DEFAULT_MAX_CONCURRENT_AGENTS,
   ErrorCodes,
   HeadspaceError,
@@ -28,6 +29,7 @@ const personaEntry = z.strictObject({
   role_type: personaRoleTypeSchema.default('execution'),
   mode: agentModeSchema.optional(),
   pools: z.array(poolNameSchema).max(32).default([]),
+  runtime: agentRuntimeSchema.optional(),
 });
 
 const fileSchema = z
@@ -73,6 +75,7 @@ export function parsePersonasConfig(text: string, source = 'personas.yaml'): { c
       roleType: p.role_type,
       mode: p.mode ?? (p.role_type === 'workshop' ? 'workshop' : 'execution'),
       pools: p.pools,
+      ...(p.runtime ? { runtime: p.runtime } : {}),
     })),
     pools: Object.entries(file.pools).map(([pool, { personas }]) => ({ pool, personas })),
   };

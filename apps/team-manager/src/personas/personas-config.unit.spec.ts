@@ -48,6 +48,15 @@ describe('personas config file', () => {
     ]);
   });
 
+  it('a persona may name its default runtime; an unknown one is refused naming the field', () => {
+    const { config } = parsePersonasConfig('personas:\n  con:\n    name: Con\n    runtime: claude-code\n  al:\n    name: Al\n');
+    expect(config.personas.map((p) => [p.personaId, p.runtime])).toEqual([
+      ['con', 'claude-code'],
+      ['al', undefined],
+    ]);
+    expect(() => parsePersonasConfig('personas:\n  con:\n    name: Con\n    runtime: codex\n')).toThrow(expect.objectContaining({ field: 'personas.con.runtime' }));
+  });
+
   it('a bad file is refused naming the field', () => {
     expect(fieldOf('personas:\n  con:\n    name: Con\n    role_type: wizard\n')).toBe('personas.con.role_type');
     expect(fieldOf('personas:\n  con:\n    description: no name\n')).toBe('personas.con.name');

@@ -52,6 +52,15 @@ describe('headspace run <goal-file>', { timeout: 300_000 }, () => {
     expect(run.stdout).toMatch(/result {7}.*checkout \(branch headspace\/.*\/main\)/);
   });
 
+  it('refuses a runtime other than built-in or claude-code with a usage error (exit code 1), starting nothing', async () => {
+    const runs = async () => Number((await h.db.pool.query(`SELECT count(*)::int AS n FROM orchestrator.events WHERE type = 'run.started'`)).rows[0].n);
+    const before = await runs();
+    const run = await cli(['run', join(repo, 'examples', 'word-stats', 'GOAL.md'), '-t', 'cli-runtime', '--runtime', 'codex']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('--runtime must be built-in or claude-code, got "codex"');
+    expect(await runs()).toBe(before);
+  });
+
   it('refuses a goal file that does not exist with a usage error (exit code 1) naming the path', async () => {
     const run = await cli(['run', join(dir, 'nope.md'), '-t', 'cli-run']);
     expect(run.code).toBe(1);

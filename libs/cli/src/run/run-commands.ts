@@ -17,6 +17,9 @@ export interface RunCommandKit {
   json(cmd: Command): boolean;
 }
 
+/** The runtimes a run may put its sessions on (the orchestrator checks them again). */
+const agentRuntimes = ['built-in', 'claude-code'] as const;
+
 /** Team names are `a-z0-9-`: a run's default team is its workspace directory's name, made to fit. */
 export const teamNameFor = (dir: string) =>
   dir.split(/[\\/]/).filter(Boolean).at(-1)!.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64) || 'team';
@@ -27,6 +30,8 @@ export interface StartRunInput {
   team?: string;
   mode?: string;
   interactive?: boolean;
+  /** `built-in` or `claude-code` for every session of the run; none: each member's or persona's. */
+  runtime?: string;
 }
 
 /** POSTs a run for a goal file; the workspace defaults to the goal file's directory. */
@@ -36,7 +41,7 @@ export async function startRunFromGoal(api: ApiClient, input: StartRunInput): Pr
   const source = resolve(input.source ?? dirname(goalPath));
   if (!existsSync(source) || !statSync(source).isDirectory()) throw new CliError(ExitCode.usage, `No workspace directory at ${source}`);
   const team = input.team ?? teamNameFor(source);
-  const body = { goal: readFileSync(goalPath, 'utf8'), source, mode: input.mode ?? 'v3', operator: input.interactive ? 'interactive' : 'auto' };
+  const body = { goal: readFileSync(goalPath, 'utf8'), source, mode: input.mode ?? 'v3', operator: input.interactive ? 'interactive' : 'auto', ...(input.runtime ? { runtime: input.runtime } : {}) };
   const { runId } = await api.post<{ runId: string }>(`/api/v1/teams/${encodeURIComponent(team)}/runs`, body, { 'idempotency-key': randomUUID() });
   return { runId, team };
 }
@@ -50,12 +55,14 @@ export function addRunCommands(program: Command, kit: RunCommandKit): void {
     .option('-t, --team <name>', 'team (default: the workspace directory’s name)')
     .option('--mode <mode>', 'v1 (you write the tasks), v2 (you approve Gavin’s tasks), v3 (Gavin decides)', 'v3')
     .option('--interactive', 'answer Robbo’s questions and accept the spec yourself (default: the auto operator accepts)')
+    .option('--runtime <runtime>', 'built-in or claude-code for every session of the run (default: each member’s or persona’s runtime)')
     .option('--no-follow', 'start it and print its id without watching')
-    .action(async (goalFile: string, o: { workspace?: string; team?: string; mode: string; interactive?: boolean; follow: boolean }, cmd: Command) => {
+    .action(async (goalFile: string, o: { workspace?: string; team?: string; mode: string; interactive?: boolean; runtime?: string; follow: boolean }, cmd: Command) => {
       if (!['v1', 'v2', 'v3'].includes(o.mode)) throw new CliError(ExitCode.usage, `--mode must be v1, v2 or v3, got "${o.mode}"`);
+      if (o.runtime !== undefined && !(agentRuntimes as readonly string[]).includes(o.runtime)) throw new CliError(ExitCode.usage, `--runtime must be ${agentRuntimes.join(' or ')}, got "${o.runtime}"`);
       if (o.mode === 'v1') throw new CliError(ExitCode.usage, 'v1 runs take the operator’s tasks: start them through the API (POST /api/v1/teams/:team/runs with "tasks")');
       const api = kit.client(cmd);
-      const { runId, team } = await startRunFromGoal(api, { goalFile, source: o.workspace, team: o.team, mode: o.mode, interactive: o.interactive });
+      const { runId, team } = await startRunFromGoal(api, { goalFile, source: o.workspace, team: o.team, mode: o.mode, interactive: o.interactive, runtime: o.runtime });
       if (!o.follow || kit.json(cmd)) {
         kit.show(cmd, { runId, team }, () => kit.io.out.write(`${runId}\n`));
         return;

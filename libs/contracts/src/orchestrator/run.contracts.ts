@@ -3,6 +3,7 @@ import { defineCommand, defineEvent, defineQuery } from '../messages';
 import type { EventData } from '../messages';
 import { teamNameSchema } from '../team-manager/team.contracts';
 import { runSourceSchema } from './run-source';
+import { agentRuntimeSchema } from './runtime.contracts';
 
 /**
  * A run: the team working one goal — workshop (Robbo) → spec → decomposition (Gavin or the operator)
@@ -105,6 +106,8 @@ export const runStarted = ev(
     /** v1: the operator's own tasks. */
     tasks: z.array(runTaskSchema).max(200).optional(),
     fix: runFixSchema.optional(),
+    /** Every session of the run on this runtime; none: each member's or persona's own. */
+    runtime: agentRuntimeSchema.optional(),
     simulated: z.boolean(),
     startedAt: at,
   }),
@@ -310,6 +313,8 @@ export const startRun = defineCommand({
     tasks: z.array(runTaskSchema).min(1).max(200).optional(),
     /** Makes it a fix run (needs `tasks`, one of them `fix.regressionTaskKey`). */
     fix: runFixSchema.optional(),
+    /** Runs every session on `built-in` or `claude-code`; none: each member's or persona's runtime. */
+    runtime: agentRuntimeSchema.optional(),
   }),
   response: z.object({ runId: z.string(), streamVersion: z.string() }),
 });

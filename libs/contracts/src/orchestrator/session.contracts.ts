@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { defineEvent } from '../messages';
 import { manifestToolSchema, ownsGlobSchema } from '../team-manager/manifest.contracts';
+import { agentRuntimeSchema } from './runtime.contracts';
+
+export * from './runtime.contracts';
 
 /**
  * An agent session ("shift"): one persona, one task or workshop, one model, run by the orchestrator.
@@ -40,7 +43,7 @@ export const sessionStarted = defineEvent({
     taskId: id.optional(),
     model: id,
     effort: z.enum(['quick', 'standard', 'deep']),
-    runtime: z.enum(['built-in', 'claude-code']),
+    runtime: agentRuntimeSchema,
     simulated: z.boolean(),
     /** The session whose handoff this one continues. */
     continuesSession: id.optional(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineCommand, defineEvent, defineQuery } from '../messages';
+import { agentRuntimeSchema } from '../orchestrator/runtime.contracts';
 import { teamNameSchema } from './team.contracts';
 
 /**
@@ -54,6 +55,8 @@ export const manifestMemberSchema = z.strictObject({
   model: manifestModelSchema.optional(),
   budget: manifestBudgetSchema.optional(),
   'permission-mode': permissionModeSchema.optional(),
+  /** What runs this member's sessions (built-in or claude-code); none: `defaults.runtime`, else the persona's. */
+  runtime: agentRuntimeSchema.optional(),
   tools: z.array(manifestToolSchema).max(100),
   owns: z.array(ownsGlobSchema).max(100),
 });
@@ -64,6 +67,8 @@ export const manifestDefaultsSchema = z.strictObject({
   model: manifestModelSchema.default(MANIFEST_DEFAULTS.model),
   budget: manifestBudgetSchema.default(MANIFEST_DEFAULTS.budget),
   'permission-mode': permissionModeSchema.default(MANIFEST_DEFAULTS['permission-mode']),
+  /** The team's runtime for members that name none; none: each persona's default. */
+  runtime: agentRuntimeSchema.optional(),
 });
 
 export const teamManifestSchema = z
@@ -94,6 +99,8 @@ export const resolvedMemberSchema = z.object({
   model: z.string(),
   budget: z.number(),
   permissionMode: permissionModeSchema,
+  /** The member's or the manifest defaults' runtime; none: the persona's default decides. */
+  runtime: agentRuntimeSchema.optional(),
   tools: z.array(z.string()),
   owns: z.array(z.string()),
 });

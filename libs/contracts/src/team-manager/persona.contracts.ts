@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineCommand, defineEvent, defineQuery } from '../messages';
+import { agentRuntimeSchema } from '../orchestrator/runtime.contracts';
 
 /**
  * Personas and pools (seed 000 §5, §8): named identities with a role type and a mode, grouped into
@@ -27,6 +28,8 @@ export const personaSchema = z.object({
   mode: agentModeSchema,
   /** Skill domains the persona has visibility into (seed §5.2 `pools`); selection uses pool membership. */
   pools: z.array(poolNameSchema).max(32),
+  /** The runtime this persona's sessions use unless the run or its team member names one. */
+  runtime: agentRuntimeSchema.optional(),
 });
 export type Persona = z.output<typeof personaSchema>;
 
@@ -171,6 +174,7 @@ export const registerPersona = defineCommand({
     roleType: personaRoleTypeSchema.default('execution'),
     mode: agentModeSchema.optional(),
     pools: z.array(poolNameSchema).max(32).default([]),
+    runtime: agentRuntimeSchema.optional(),
   }),
   response: z.object({ persona: personaSchema, ...versionResponse }),
 });
@@ -185,6 +189,7 @@ export const updatePersona = defineCommand({
     roleType: personaRoleTypeSchema.optional(),
     mode: agentModeSchema.optional(),
     pools: z.array(poolNameSchema).max(32).optional(),
+    runtime: agentRuntimeSchema.optional(),
   }),
   response: z.object({ persona: personaSchema, ...versionResponse }),
 });

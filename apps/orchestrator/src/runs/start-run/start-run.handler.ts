@@ -59,6 +59,7 @@ export class StartRunHandler {
       roster: await this.roster(),
       ...(input.tasks ? { tasks: input.tasks } : {}),
       ...(input.fix ? { fix: input.fix } : {}),
+      ...(input.runtime ? { runtime: input.runtime } : {}),
       simulated: this.sessions.simulated,
       now: new Date().toISOString(),
     }));

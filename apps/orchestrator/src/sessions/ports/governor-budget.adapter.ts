@@ -34,12 +34,15 @@ export class GovernorBudgetPort implements BudgetPort {
     if (answer.decision === 'paused') return { decision: 'paused', model, reason: reason || 'Budget paused' };
     if (answer.decision !== 'allow') return { decision: 'stopped', model, reason: reason || `Budget ${answer.decision}` };
     const downgraded = model !== resolveModel(req.model);
+    // Micro-dollar strings; a budget's reserved amount already holds this call's reservation.
+    const remaining = answer.budgets.flatMap((b) => (b.limitMicros === undefined ? [] : [Number(b.limitMicros) - Number(b.spentMicros) - Number(b.reservedMicros) + Number(answer.reservedMicros)]));
     return {
       decision: downgraded ? 'downgraded' : 'allowed',
       model,
       effort: answer.routing.effort,
       ...(answer.reservationId ? { reservationId: answer.reservationId } : {}),
       ...(downgraded || reason ? { reason } : {}),
+      ...(remaining.length ? { remainingUsd: Math.max(0, Math.min(...remaining)) / 1_000_000 } : {}),
     };
   }
 

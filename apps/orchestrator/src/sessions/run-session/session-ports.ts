@@ -46,7 +46,15 @@ export interface ToolPort {
 
 export type BudgetDecision =
   /** `effort`: the level the governor routed the call at (Haiku is always quick), when it says. */
-  | { decision: 'allowed' | 'downgraded'; model: string; effort?: 'quick' | 'standard' | 'deep'; reservationId?: string; reason?: string }
+  | {
+      decision: 'allowed' | 'downgraded';
+      model: string;
+      effort?: 'quick' | 'standard' | 'deep';
+      reservationId?: string;
+      reason?: string;
+      /** USD left under the tightest limited budget, this call's reservation included (a Claude Code run's backstop). */
+      remainingUsd?: number;
+    }
   | { decision: 'paused' | 'stopped'; model: string; reason: string };
 
 export interface BudgetPort {

@@ -28,7 +28,7 @@ export class ListPersonasHandler {
       activeAgents: active.length,
       personas: roster
         .filter((r) => !members || members.has(r.personaId))
-        .map(({ personaId, name, description, roleType, mode, pools }) => {
+        .map(({ personaId, name, description, roleType, mode, pools, runtime }) => {
           const lease = leases.get(personaId);
           return {
             personaId,
@@ -37,6 +37,7 @@ export class ListPersonasHandler {
             roleType,
             mode,
             pools,
+            ...(runtime ? { runtime } : {}),
             status: lease ? ('active' as const) : ('available' as const),
             ...(lease ? { leaseId: lease.leaseId, ...(lease.taskId ? { taskId: lease.taskId } : {}) } : {}),
           };

@@ -19,6 +19,7 @@ export class RegisterPersonaHandler {
       roleType: request.roleType,
       mode: request.mode ?? (request.roleType === 'workshop' ? ('workshop' as const) : ('execution' as const)),
       pools: request.pools,
+      ...(request.runtime ? { runtime: request.runtime } : {}),
     };
     const outcome = await this.registry.execute(ctx.commandId, ctx, () => ({ type: 'register-persona', persona, now: new Date().toISOString() }));
     return { persona: outcome.state.personas.get(request.personaId) ?? persona, streamVersion: outcome.streamVersion.toString() };

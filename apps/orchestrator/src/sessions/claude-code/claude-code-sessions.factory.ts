@@ -1,0 +1,105 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { LearningsStore, runClaudeCode } from '@headspace/agent-runtime';
+import { ErrorCodes, exportManifest, HeadspaceError, type EventData, type sessionStarted } from '@headspace/contracts';
+import { request } from '@headspace/messaging';
+import { APP_CONFIG, NATS_CONNECTION } from '@headspace/platform';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AppConfig } from '../../config';
+import { GovernorBudgetPort } from '../ports/governor-budget.adapter';
+import { LlmBackendProvider } from '../ports/llm-backend.provider';
+import { sessionPolicy } from '../ports/session-policy';
+import type { SessionOutcome } from '../run-session/agent-session.runner';
+import type { SessionRecorder } from '../session-recorder';
+import { resolveClaudeBinary } from './claude-binary';
+import { ClaudeCodeSessionRunner } from './claude-code-session.runner';
+
+type Started = EventData<typeof sessionStarted>;
+
+/** Every tool a builder's CLI session gets when neither its start nor its manifest entry names them. */
+const BUILDER_TOOLS = ['Read', 'Write', 'Edit', 'MultiEdit', 'Glob', 'Grep', 'Bash'];
+
+/** Makes the runner of a `claude-code` session (SessionSupervisor picks it by the session's runtime). */
+export interface ClaudeCodeSessions {
+  runner(recorder: SessionRecorder, signal: AbortSignal): Promise<{ run(): Promise<SessionOutcome> }>;
+}
+export const CLAUDE_CODE_SESSIONS = Symbol('CLAUDE_CODE_SESSIONS');
+
+/**
+ * The orchestrator's Claude Code sessions: the CLI (HS_CLAUDE_BINARY or the installed package's
+ * binary) pointed at this orchestrator's model backend — the simulator's URL when offline — with
+ * the persona's manifest entry as its role, tools and owned paths, its learnings appended, the
+ * simulator's situation in a header, and a CLI home of its own so the machine's settings stay out
+ * and a session's conversation persists for `--resume`.
+ */
+@Injectable()
+export class DefaultClaudeCodeSessions implements ClaudeCodeSessions {
+  private readonly learnings: LearningsStore;
+  private readonly binary: string;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    private readonly llm: LlmBackendProvider,
+  ) {
+    this.learnings = new LearningsStore({ home: config.HS_AGENT_HOME });
+    this.binary = resolveClaudeBinary(config.HS_CLAUDE_BINARY);
+  }
+
+  async runner(recorder: SessionRecorder, signal: AbortSignal): Promise<ClaudeCodeSessionRunner> {
+    const started = recorder.state.started!;
+    const home = join(this.config.HS_AGENT_HOME, 'claude-code-home');
+    const [open, member, learnings] = await Promise.all([
+      this.llm.get(),
+      this.manifestMember(started),
+      this.learnings.renderForPrompt(started.persona, started.prompt).catch(() => ''),
+      mkdir(home, { recursive: true }),
+      started.workspace ? mkdir(started.workspace, { recursive: true }) : undefined,
+    ]);
+    const policy = sessionPolicy(started, member);
+    const budget = new GovernorBudgetPort(
+      this.nc,
+      { sessionId: started.sessionId, persona: started.persona, team: started.team, project: started.runId ?? started.team, surface: 'api', ...(started.taskId ? { taskId: started.taskId } : {}) },
+      started.effort,
+    );
+    return new ClaudeCodeSessionRunner(
+      recorder,
+      { budget, clock: () => new Date().toISOString(), runCli: runClaudeCode },
+      {
+        binary: this.binary,
+        env: {
+          HOME: home,
+          ANTHROPIC_BASE_URL: open.backend.baseURL,
+          ANTHROPIC_API_KEY: open.backend.apiKey,
+          // The simulator picks its script by the situation, as the built-in runner's `Situation:` line does.
+          ANTHROPIC_CUSTOM_HEADERS: `X-Headspace-Situation: ${started.situation ?? started.kind}`,
+          DISABLE_AUTOUPDATER: '1',
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          GIT_AUTHOR_NAME: started.persona,
+          GIT_AUTHOR_EMAIL: `${started.persona}@headspace.local`,
+          GIT_COMMITTER_NAME: started.persona,
+          GIT_COMMITTER_EMAIL: `${started.persona}@headspace.local`,
+        },
+        role: member?.role ?? `${started.kind} session`,
+        learnings,
+        tools: policy.tools ?? BUILDER_TOOLS,
+        owns: policy.owns ?? [],
+        maxTurns: this.config.SESSION_MAX_TURNS,
+        maxOutputTokens: this.config.SESSION_MAX_OUTPUT_TOKENS,
+        fallbackBudgetUsd: member?.budget ?? this.config.HS_CLAUDE_MAX_BUDGET_USD,
+      },
+      signal,
+    );
+  }
+
+  private async manifestMember(s: Started) {
+    if (s.kind !== 'task' || s.tools || s.ownedPaths) return undefined;
+    try {
+      return (await request(this.nc, exportManifest, { team: s.team })).members.find((m) => m.name === s.persona);
+    } catch (error) {
+      if (error instanceof HeadspaceError && error.code === ErrorCodes.manifestNotFound) return undefined;
+      throw error;
+    }
+  }
+}
