@@ -16,6 +16,7 @@ import { runGatewaySseBench } from './gateway-sse.bench';
 import { benchOpsIngest } from './ops-ingest.bench';
 import { benchWebhooks } from './webhooks.bench';
 import { benchTracing } from './tracing.bench';
+import { benchDashboard } from './dashboard.bench';
 import { printTable, type BenchRow } from './bench-kit';
 
 /**
@@ -44,6 +45,7 @@ async function main() {
     ['ops-ingest', () => benchOpsIngest({ quick })],
     ['webhooks', () => benchWebhooks({ quick })],
     ['tracing', () => benchTracing({ quick })],
+    ['dashboard', () => benchDashboard({ quick })],
   ];
   for (const [name, run] of sections) {
     if (only && only !== name) continue;

@@ -8,8 +8,13 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 rm -rf dist
 npx swc apps libs scripts bench -d dist --copy-files --no-swcrc -q \
-  --ignore '**/*.spec.ts' --ignore '**/project.json' --ignore '**/*.sh' \
+  --ignore '**/*.spec.ts' --ignore '**/project.json' --ignore '**/*.sh' --ignore 'apps/gateway/web/**' \
   -C jsc.parser.syntax=typescript -C jsc.parser.decorators=true \
   -C jsc.transform.legacyDecorator=true -C jsc.transform.decoratorMetadata=true \
   -C jsc.target=es2023 -C module.type=commonjs -C sourceMaps=true \
   -C jsc.baseUrl="$ROOT" -C 'jsc.paths={"@headspace/*":["libs/*/src/index.ts"]}'
+# The dashboard SPA (apps/gateway/web): API types regenerated from the OpenAPI document, type-checked,
+# bundled by Vite beside the compiled gateway, which serves it at / (src/dashboard).
+SWC_NODE_PROJECT=tsconfig.json node -r @swc-node/register apps/gateway/web/scripts/gen-api-types.ts
+npx tsc -p apps/gateway/web/tsconfig.json
+npx vite build --config apps/gateway/web/vite.config.mts --outDir "$ROOT/dist/apps/gateway/web/dist" --emptyOutDir

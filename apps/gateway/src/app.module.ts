@@ -5,6 +5,7 @@ import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AsyncApiController } from './asyncapi/asyncapi.controller';
 import { AuthGuard } from './auth/auth.guard';
 import { SERVICE, type AppConfig } from './config';
+import { DashboardModule } from './dashboard/dashboard.module';
 import { HttpSetup } from './http/http-setup.service';
 import { ProblemDetailsFilter } from './http/problem-details.filter';
 import { OpenApiController } from './openapi/openapi.controller';
@@ -26,6 +27,7 @@ export class AppModule {
         StreamModule,
         OpsIngestModule,
         WebhooksModule,
+        DashboardModule,
       ],
       controllers: [OpenApiController, AsyncApiController],
       providers: [

@@ -1,0 +1,54 @@
+/** A failed call, with the problem+json detail the gateway sent (what to do is usually in it). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export type Role = 'viewer' | 'operator' | 'admin';
+
+let token: string | undefined;
+export const setApiToken = (value: string | undefined) => {
+  token = value;
+};
+
+export async function api<T>(path: string, init: { method?: string; body?: unknown; idempotencyKey?: string } = {}): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  if (init.idempotencyKey) headers['idempotency-key'] = init.idempotencyKey;
+  const res = await fetch(path, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  const text = await res.text();
+  const json = text ? (JSON.parse(text) as unknown) : undefined;
+  if (!res.ok) {
+    const problem = (json ?? {}) as { detail?: string; title?: string };
+    throw new ApiError(res.status, problem.detail ?? problem.title ?? `${res.status} ${res.statusText}`);
+  }
+  return json as T;
+}
+
+export const q = encodeURIComponent;
+
+/**
+ * The gateway has no "who am I" route, so the role is read from what the token may do: admins may
+ * list tokens; operators pass the guard of a write (which then fails validation, changing nothing);
+ * viewers are refused it with 403.
+ */
+export async function probeRole(team: string | undefined): Promise<Role> {
+  try {
+    await api('/api/v1/tokens?limit=1');
+    return 'admin';
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) throw error;
+  }
+  try {
+    await api(`/api/v1/teams/${q(team ?? 'none')}/approvals/role-probe/answer`, { method: 'POST', body: {} });
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) throw error;
+    if (error instanceof ApiError && error.status === 403) return 'viewer';
+  }
+  return 'operator';
+}

@@ -1,0 +1,29 @@
+import type {
+  GetExceptionGroupResponses,
+  GetRunResponses,
+  GetTeamBudgetResponses,
+  ListApprovalsResponses,
+  ListExceptionGroupsResponses,
+  ListKnownTeamsResponses,
+  ListMessagesResponses,
+  ListPersonasResponses,
+  ListRunsResponses,
+  ListTasksResponses,
+  ListTeammatesResponses,
+  ListExceptionGroupTransitionsResponses,
+} from './generated';
+
+/** Shapes of the gateway's answers, named from the types generated from its OpenAPI document. */
+export type Task = ListTasksResponses[200]['items'][number];
+export type RunSummary = ListRunsResponses[200]['items'][number];
+export type Run = GetRunResponses[200];
+export type Approval = ListApprovalsResponses[200]['items'][number];
+export type Budget = GetTeamBudgetResponses[200];
+export type ExceptionGroup = ListExceptionGroupsResponses[200]['items'][number];
+export type ExceptionGroupDetail = GetExceptionGroupResponses[200];
+export type ExceptionTransitions = ListExceptionGroupTransitionsResponses[200];
+export type Personas = ListPersonasResponses[200];
+export type Teammates = ListTeammatesResponses[200];
+export type Message = ListMessagesResponses[200]['items'][number];
+export type KnownTeam = ListKnownTeamsResponses[200]['items'][number];
+export type Spend = import('./generated').GetSpendResponses[200];
