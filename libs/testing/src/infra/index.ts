@@ -17,3 +17,5 @@ export { ensurePythonClients } from './python';
 export type { PythonClientsStatus } from './python';
 export { ensurePrometheusBinary, ensurePostgresExporterBinary, findPrometheusBinary, findPostgresExporterBinary, startPrometheus, startPostgresExporter } from './prometheus';
 export type { PrometheusHandle, PrometheusQueryResponse, ExporterHandle, ScrapeTarget } from './prometheus';
+export { ensureChromium, findChromium } from './chromium';
+export type { ChromiumStatus } from './chromium';
