@@ -10,6 +10,7 @@ import { benchCostGovernor } from './cost-governor.bench';
 import { benchExampleRun } from './example-run.bench';
 import { benchAgentTurn } from './agent-turn.bench';
 import { benchFleet } from './fleet.bench';
+import { benchClaudeCodeTurn } from './claude-code-turn.bench';
 import { benchSandbox } from './sandbox.bench';
 import { runGatewayHttpBench } from './gateway-http.bench';
 import { runGatewaySseBench } from './gateway-sse.bench';
@@ -40,6 +41,7 @@ async function main() {
     ['gateway-sse', () => runGatewaySseBench({ quick }).then(() => [])],
     ['agent-turn', () => benchAgentTurn({ quick })],
     ['fleet', () => benchFleet({ quick })],
+    ['claude-code-turn', () => benchClaudeCodeTurn({ quick })],
     ['sandbox', () => benchSandbox({ quick })],
     ['example-run', () => benchExampleRun({ quick })],
     ['ops-ingest', () => benchOpsIngest({ quick })],
