@@ -46,7 +46,13 @@ export interface PlatformModuleOptions<C extends BaseConfig = BaseConfig> {
 export class PlatformModule {
   static forRoot<C extends BaseConfig>({ service, config, migrationsDirs = [], publishEvents = false }: PlatformModuleOptions<C>): DynamicModule {
     setSubjectNamespace(config.HS_NAMESPACE);
-    setStreamLimits({ maxAgeMs: config.HS_STREAM_MAX_AGE, maxBytes: config.HS_STREAM_MAX_BYTES, replicas: config.HS_JETSTREAM_REPLICAS });
+    setStreamLimits({
+      maxAgeMs: config.HS_STREAM_MAX_AGE,
+      maxBytes: config.HS_STREAM_MAX_BYTES,
+      replicas: config.HS_JETSTREAM_REPLICAS,
+      storage: config.HS_JETSTREAM_STORAGE,
+      placement: { cluster: config.HS_JETSTREAM_PLACEMENT_CLUSTER, tags: config.HS_JETSTREAM_PLACEMENT_TAGS },
+    });
     natsAuthOptions(config, service); // a bad NATS credential setting stops the service here, naming the variable
     const instance = `${service}-${config.SERVICE_INSTANCE_ID}`;
     return {

@@ -9,20 +9,24 @@ import {
   type ConsumerConfig,
   type ConsumerInfo,
   type JetStreamManager,
+  type Placement,
   type StreamInfo,
 } from '@nats-io/jetstream';
 import { namespacedStreamName, namespacedSubject } from '@headspace/contracts';
 import { nanos } from '@nats-io/nats-core';
 import { MessagingError, MessagingErrorCodes } from '../messaging-error';
+import { recordDrift, type StreamDrift } from './provisioning-drift';
+
+export { provisioningDrift, type StreamDrift } from './provisioning-drift';
 
 export type ProvisionAction = 'created' | 'updated' | 'unchanged';
 
-/** A setting of an existing stream that differs from the configuration and is kept, because changing it would lower what an operator raised. */
-export interface StreamDrift {
-  stream: string;
-  field: 'num_replicas' | 'max_age' | 'max_bytes';
-  wanted: number;
-  actual: number;
+export type StreamStorage = 'file' | 'memory';
+
+/** Where a new stream's replicas go: a named cluster and/or servers carrying every tag. */
+export interface StreamPlacement {
+  cluster?: string;
+  tags?: string[];
 }
 
 /** 0 (max_age) and -1 (max_bytes) mean unlimited, the most that can be kept. */
@@ -39,6 +43,10 @@ export interface StreamSpec {
   maxBytes?: number;
   /** R1 on one node, R3 on a cluster. Default 1. */
   replicas?: number;
+  /** Default file. Fixed at creation: a different value on an existing stream is reported as drift. */
+  storage?: StreamStorage;
+  /** Placement of a new stream; an existing stream's placement is only reported when it differs (moving a stream is an operator's act). */
+  placement?: StreamPlacement;
   description?: string;
 }
 
@@ -50,6 +58,10 @@ export interface StreamLimits {
   maxBytes?: number;
   /** HS_JETSTREAM_REPLICAS; default 1. */
   replicas?: number;
+  /** HS_JETSTREAM_STORAGE; default file. */
+  storage?: StreamStorage;
+  /** HS_JETSTREAM_PLACEMENT_CLUSTER / HS_JETSTREAM_PLACEMENT_TAGS; default none. */
+  placement?: StreamPlacement;
 }
 
 let streamLimits: StreamLimits = {};
@@ -72,15 +84,28 @@ export function eventStreamFor(service: string): StreamSpec {
     ...(streamLimits.maxAgeMs ? { maxAgeMs: streamLimits.maxAgeMs } : {}),
     ...(streamLimits.maxBytes ? { maxBytes: streamLimits.maxBytes } : {}),
     ...(streamLimits.replicas ? { replicas: streamLimits.replicas } : {}),
+    ...(streamLimits.storage ? { storage: streamLimits.storage } : {}),
+    ...(placementOf(streamLimits.placement) ? { placement: streamLimits.placement } : {}),
   };
 }
+
+function placementOf(placement: StreamPlacement | undefined): Placement | undefined {
+  const tags = placement?.tags?.filter(Boolean) ?? [];
+  if (!placement?.cluster && tags.length === 0) return undefined;
+  return { ...(placement?.cluster ? { cluster: placement.cluster } : {}), ...(tags.length ? { tags } : {}) } as Placement;
+}
+
+const describePlacement = (p: Partial<Placement> | undefined) =>
+  [p?.cluster ? `cluster=${p.cluster}` : '', p?.tags?.length ? `tags=${[...p.tags].sort().join(',')}` : ''].filter(Boolean).join(' ') || 'none';
 
 const isApiError = (error: unknown, code: number) => error instanceof JetStreamApiError && error.code === code;
 const sameSet = (a: string[] = [], b: string[] = []) => a.length === b.length && a.every((s) => b.includes(s));
 
 /**
- * Creates the stream (file storage, limits retention) or brings an existing one to the spec.
- * Idempotent and safe when several replicas start together.
+ * Creates the stream (limits retention, the configured storage and placement) or brings an existing
+ * one to the spec without lowering what an operator raised; storage and placement of an existing
+ * stream are never changed. What is kept against the configuration is returned as drift, and
+ * logged and counted once per process start. Idempotent and safe when several replicas start together.
  */
 export async function ensureStream(
   jsm: JetStreamManager,
@@ -94,6 +119,7 @@ export async function ensureStream(
     num_replicas: spec.replicas ?? 1,
     ...(spec.description ? { description: spec.description } : {}),
   };
+  const wantedStorage = spec.storage === 'memory' ? StorageType.Memory : StorageType.File;
   for (let attempt = 0; attempt < 3; attempt++) {
     let info: StreamInfo;
     try {
@@ -101,9 +127,11 @@ export async function ensureStream(
     } catch (error) {
       if (!isApiError(error, JetStreamApiCodes.StreamNotFound)) throw error;
       try {
+        const placement = placementOf(spec.placement);
         const created = await jsm.streams.add({
           name: spec.name,
-          storage: StorageType.File,
+          storage: wantedStorage,
+          ...(placement ? { placement } : {}),
           retention: RetentionPolicy.Limits,
           discard: DiscardPolicy.Old,
           ...wanted,
@@ -116,13 +144,14 @@ export async function ensureStream(
       }
     }
     const c = info.config;
-    if (c.storage !== StorageType.File) {
-      throw new MessagingError(MessagingErrorCodes.provisioningConflict, `Stream ${spec.name} exists with ${c.storage} storage; file storage is required`, {
-        details: { stream: spec.name },
-      });
+    const drift: StreamDrift[] = [];
+    // Storage cannot change in place; recreating the stream would drop its messages.
+    if (c.storage !== wantedStorage) drift.push({ stream: spec.name, field: 'storage', wanted: wantedStorage, actual: c.storage });
+    const wantedPlacement = placementOf(spec.placement);
+    if (wantedPlacement && describePlacement(wantedPlacement) !== describePlacement(c.placement)) {
+      drift.push({ stream: spec.name, field: 'placement', wanted: describePlacement(wantedPlacement), actual: describePlacement(c.placement) });
     }
     // An existing stream keeps replicas and retention an operator raised above the configuration.
-    const drift: StreamDrift[] = [];
     const target = { ...wanted };
     if (c.num_replicas > wanted.num_replicas) {
       drift.push({ stream: spec.name, field: 'num_replicas', wanted: wanted.num_replicas, actual: c.num_replicas });
@@ -141,6 +170,7 @@ export async function ensureStream(
       c.max_age === target.max_age &&
       c.max_bytes === target.max_bytes &&
       c.num_replicas === target.num_replicas;
+    recordDrift(drift);
     if (unchanged) return { action: 'unchanged', info, drift };
     return { action: 'updated', info: await jsm.streams.update(spec.name, { ...c, ...target, subjects }), drift };
   }
@@ -196,13 +226,15 @@ function differs(current: ConsumerConfig, wanted: Partial<ConsumerConfig>): bool
   );
 }
 
-/** Creates a durable pull consumer with explicit ack, or updates it to the spec. Idempotent. */
+/** Creates a durable pull consumer with explicit ack and its stream's replicas, or updates it to the spec (raising lower replicas). Idempotent. */
 export async function ensureDurableConsumer(
   jsm: JetStreamManager,
   stream: string,
   spec: DurableConsumerSpec,
 ): Promise<{ action: ProvisionAction; info: ConsumerInfo }> {
-  const wanted = consumerConfig(spec);
+  // A consumer's state is replicated like its stream's, so losing a node loses neither.
+  const replicas = (await jsm.streams.info(stream)).config.num_replicas;
+  const wanted = { ...consumerConfig(spec), num_replicas: replicas };
   for (let attempt = 0; attempt < 3; attempt++) {
     let info: ConsumerInfo;
     try {
@@ -221,8 +253,10 @@ export async function ensureDurableConsumer(
         details: { stream, durable: spec.durable },
       });
     }
-    if (!differs(info.config, wanted)) return { action: 'unchanged', info };
-    const { durable_name: _name, ack_policy: _ack, deliver_policy: _deliver, ...updatable } = wanted;
+    // Replicas only rise with the stream's; a consumer an operator raised further keeps its count.
+    const numReplicas = Math.max(info.config.num_replicas || replicas, replicas);
+    if (!differs(info.config, wanted) && (info.config.num_replicas || replicas) === numReplicas) return { action: 'unchanged', info };
+    const { durable_name: _name, ack_policy: _ack, deliver_policy: _deliver, ...updatable } = { ...wanted, num_replicas: numReplicas };
     return { action: 'updated', info: await jsm.consumers.update(stream, spec.durable, updatable) };
   }
   throw new MessagingError(MessagingErrorCodes.provisioningConflict, `Consumer ${stream}/${spec.durable} could not be provisioned`, {

@@ -99,6 +99,16 @@ export const baseConfigSchema = z.object({
   HS_STREAM_MAX_BYTES: byteSizeSchema.optional(),
   /** Replicas of each JetStream event stream a service creates (3 on a 3-node cluster); an existing stream's higher count is kept. */
   HS_JETSTREAM_REPLICAS: z.coerce.number({ error: 'must be 1 to 5' }).int({ error: 'must be 1 to 5' }).min(1, { error: 'must be 1 to 5' }).max(5, { error: 'must be 1 to 5' }).default(1),
+  /** Storage of each JetStream event stream a service creates; an existing stream's is kept (reported as drift). */
+  HS_JETSTREAM_STORAGE: z.enum(['file', 'memory'], { error: 'must be file or memory' }).default('file'),
+  /** The JetStream cluster new event streams are placed on; unset = the server's choice. */
+  HS_JETSTREAM_PLACEMENT_CLUSTER: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: 'must be a cluster name' }).optional(),
+  /** Comma-separated server tags new event streams are placed on (every tag must match), e.g. `ssd,az:eu-1a`. */
+  HS_JETSTREAM_PLACEMENT_TAGS: z
+    .string()
+    .regex(/^[^\s,]+(,[^\s,]+)*$/, { error: 'must be comma-separated tags without spaces' })
+    .transform((tags) => tags.split(','))
+    .optional(),
   /** `off`: the service reports none of its own unhandled errors to Leon (error-reporting/). */
   HS_REPORT_ERRORS: z.stringbool({ error: 'must be on or off' }).default(true),
   /** The environment named on the errors the service reports. */

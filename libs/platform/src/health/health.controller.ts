@@ -1,6 +1,7 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { provisioningDrift } from '@headspace/messaging';
 import type { Pool } from 'pg';
 import { ShutdownState } from '../lifecycle/shutdown-state';
 import { NATS_CONNECTION, PG_POOL } from '../platform.tokens';
@@ -42,7 +43,8 @@ export class HealthController {
             if (this.nats.isClosed()) throw new Error('connection closed');
             if (this.nats.isDraining()) throw new Error('connection draining');
             await this.nats.flush();
-            return { server: this.nats.getServer() };
+            // Drift is reported, not a failure: the stream works with the operator's settings.
+            return { server: this.nats.getServer(), streamDrift: provisioningDrift() };
           })
           .withTimeout(CHECK_TIMEOUT_MS),
       () => {

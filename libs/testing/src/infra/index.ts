@@ -19,3 +19,5 @@ export { ensurePrometheusBinary, ensurePostgresExporterBinary, findPrometheusBin
 export type { PrometheusHandle, PrometheusQueryResponse, ExporterHandle, ScrapeTarget } from './prometheus';
 export { ensureChromium, findChromium } from './chromium';
 export type { ChromiumStatus } from './chromium';
+export { startNatsCluster } from './nats-cluster';
+export type { NatsClusterHandle, NatsClusterNode } from './nats-cluster';
