@@ -1,4 +1,5 @@
-import { run, stderrLog, which, type Log } from './util';
+import { aptInstall, missingReason } from './apt-install';
+import { stderrLog, which, type Log } from './util';
 
 export type BubblewrapStatus = { installed: true; bin: string; provisioned: boolean } | { installed: false; reason: string };
 
@@ -19,20 +20,10 @@ export function findBubblewrap(): string | undefined {
 export async function ensureBubblewrap({ allowInstall = true, log = stderrLog }: { allowInstall?: boolean; log?: Log } = {}): Promise<BubblewrapStatus> {
   const found = findBubblewrap();
   if (found) return { installed: true, bin: found, provisioned: false };
-  const apt = which('apt-get');
-  if (allowInstall && apt && process.getuid?.() === 0) {
-    log('bubblewrap not found; installing it with apt-get (apt-get update && apt-get install -y bubblewrap) for the agent sandbox');
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    const update = await run(apt, ['update'], { env, timeoutMs: 300_000 });
-    const install = update.code === 0 ? await run(apt, ['install', '-y', 'bubblewrap'], { env, timeoutMs: 300_000 }) : update;
-    const installed = findBubblewrap();
-    if (installed) return { installed: true, bin: installed, provisioned: true };
-    const reason = `apt-get could not install bubblewrap (${install.stderr.trim().split('\n').pop()}). ${BUBBLEWRAP_MISSING_HELP}`;
-    log(reason);
-    return { installed: false, reason };
-  }
-  const why = !allowInstall ? 'installing is not allowed here' : !apt ? 'apt-get is not available' : 'not running as root';
-  const reason = `${BUBBLEWRAP_MISSING_HELP} (not installed automatically: ${why})`;
+  const outcome = await aptInstall(['bubblewrap'], { allowInstall, log, purpose: 'for the agent sandbox' });
+  const installed = findBubblewrap();
+  if (installed) return { installed: true, bin: installed, provisioned: true };
+  const reason = missingReason('bubblewrap', outcome, BUBBLEWRAP_MISSING_HELP);
   log(reason);
   return { installed: false, reason };
 }

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { run, stderrLog, which, type Log } from './util';
+import { aptInstall, missingReason } from './apt-install';
+import { stderrLog, which, type Log } from './util';
 
 export type ChromiumStatus = { installed: true; bin: string; provisioned: boolean } | { installed: false; reason: string };
 
@@ -26,20 +27,10 @@ export function findChromium(): string | undefined {
 export async function ensureChromium({ allowInstall = true, log = stderrLog }: { allowInstall?: boolean; log?: Log } = {}): Promise<ChromiumStatus> {
   const found = findChromium();
   if (found) return { installed: true, bin: found, provisioned: false };
-  const apt = which('apt-get');
-  if (allowInstall && apt && process.getuid?.() === 0) {
-    log('chromium not found; installing it with apt-get (apt-get update && apt-get install -y chromium) for the dashboard browser specs');
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    const update = await run(apt, ['update'], { env, timeoutMs: 300_000 });
-    const install = update.code === 0 ? await run(apt, ['install', '-y', '--no-install-recommends', 'chromium'], { env, timeoutMs: 600_000 }) : update;
-    const installed = findChromium();
-    if (installed) return { installed: true, bin: installed, provisioned: true };
-    const reason = `apt-get could not install chromium (${install.stderr.trim().split('\n').pop()}). ${CHROMIUM_MISSING_HELP}`;
-    log(reason);
-    return { installed: false, reason };
-  }
-  const why = !allowInstall ? 'installing is not allowed here' : !apt ? 'apt-get is not available' : 'not running as root';
-  const reason = `${CHROMIUM_MISSING_HELP} (not installed automatically: ${why})`;
+  const outcome = await aptInstall(['chromium'], { allowInstall, log, purpose: 'for the dashboard browser specs' });
+  const installed = findChromium();
+  if (installed) return { installed: true, bin: installed, provisioned: true };
+  const reason = missingReason('chromium', outcome, CHROMIUM_MISSING_HELP);
   log(reason);
   return { installed: false, reason };
 }

@@ -1,3 +1,4 @@
+import { aptInstall, missingReason } from './apt-install';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +8,7 @@ import { nkeyAuthenticator, type ConnectionOptions } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import type { NatsAuth } from './nats-auth';
 import { stopChild, trackedChildren } from './child-processes';
-import { freePort, pidAlive, repoRoot, run, stderrLog, tcpOpen, waitFor, which, type Log } from './util';
+import { freePort, pidAlive, repoRoot, stderrLog, tcpOpen, waitFor, which, type Log } from './util';
 
 export type NatsStatus = 'jetstream' | 'no-jetstream' | 'unreachable';
 
@@ -53,18 +54,10 @@ export const NATS_MISSING_HELP =
 export async function ensureNatsServerBinary({ allowInstall = true, log = stderrLog } = {}): Promise<string> {
   const found = findNatsServerBinary();
   if (found) return found;
-  const apt = which('apt-get');
-  if (allowInstall && apt && process.getuid?.() === 0) {
-    log('nats-server not found; installing it with apt-get (apt-get update && apt-get install -y nats-server)');
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    const update = await run(apt, ['update'], { env, timeoutMs: 300_000 });
-    const install =
-      update.code === 0 ? await run(apt, ['install', '-y', 'nats-server'], { env, timeoutMs: 300_000 }) : update;
-    const installed = findNatsServerBinary();
-    if (installed) return installed;
-    throw new Error(`apt-get could not install nats-server (${install.stderr.trim().split('\n').pop()}). ${NATS_MISSING_HELP}`);
-  }
-  throw new Error(NATS_MISSING_HELP);
+  const outcome = await aptInstall(['nats-server'], { allowInstall, log, purpose: 'for the test servers' });
+  const installed = findNatsServerBinary();
+  if (installed) return installed;
+  throw new Error(missingReason('nats-server', outcome, NATS_MISSING_HELP));
 }
 
 /** With `auth`, the server loads its per-service users and refuses anonymous connections. */

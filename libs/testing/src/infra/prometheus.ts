@@ -1,9 +1,10 @@
+import { aptInstall, missingReason } from './apt-install';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stopChild, trackedChildren } from './child-processes';
-import { freePort, run, stderrLog, waitFor, which, type Log } from './util';
+import { freePort, stderrLog, waitFor, which, type Log } from './util';
 
 const SBIN_DIRS = ['/usr/bin', '/usr/sbin', '/usr/local/bin', '/opt/homebrew/bin'];
 
@@ -33,23 +34,10 @@ export const POSTGRES_EXPORTER_MISSING_HELP =
 async function ensureDebianBinary(pkg: string, find: () => string | undefined, help: string, allowInstall: boolean, log: Log): Promise<string> {
   const found = find();
   if (found) return found;
-  const apt = which('apt-get');
-  if (allowInstall && apt && process.getuid?.() === 0) {
-    log(`${pkg} not found; installing it with apt-get (apt-get install -y --no-install-recommends ${pkg})`);
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    const install = () => run(apt, ['install', '-y', '--no-install-recommends', pkg], { env, timeoutMs: 300_000 });
-    let result = await install();
-    if (result.code !== 0) {
-      // A fresh machine's package lists may be empty or stale: update once, then try again.
-      await run(apt, ['update'], { env, timeoutMs: 300_000 });
-      result = await install();
-    }
-    const installed = find();
-    if (installed) return installed;
-    throw new Error(`apt-get could not install ${pkg} (${result.stderr.trim().split('\n').pop()}). ${help}`);
-  }
-  const why = !allowInstall ? 'installing is not allowed here' : !apt ? 'apt-get is not available' : 'not running as root';
-  throw new Error(`${help} (not installed automatically: ${why})`);
+  const outcome = await aptInstall([pkg], { allowInstall, log, purpose: 'for the dashboards spec' });
+  const installed = find();
+  if (installed) return installed;
+  throw new Error(missingReason(pkg, outcome, help));
 }
 
 /** The prometheus binary (Debian's `prometheus` package when installed here). Throws saying how to get it. */

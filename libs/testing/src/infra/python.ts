@@ -1,3 +1,4 @@
+import { aptInstall } from './apt-install';
 import { existsSync } from 'node:fs';
 import { run, stderrLog, which, type Log } from './util';
 
@@ -38,20 +39,10 @@ export async function ensurePythonClients({ allowInstall = true, log = stderrLog
   if (candidates.length === 0) return { available: false, reason: 'python3 was not found on PATH or in /usr/bin' };
   const found = await probe();
   if (found) return { available: true, ...found, provisioned: false };
-  const apt = which('apt-get');
-  if (allowInstall && apt && process.getuid?.() === 0) {
-    log(`flask or sentry_sdk missing; installing ${DEBIAN_PACKAGES.join(' ')} with apt-get`);
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    let install = await run(apt, ['install', '-y', ...DEBIAN_PACKAGES], { env, timeoutMs: 300_000 });
-    if (install.code !== 0) {
-      // A fresh machine's package lists may be empty or stale: update once, then try again.
-      await run(apt, ['update'], { env, timeoutMs: 300_000 });
-      install = await run(apt, ['install', '-y', ...DEBIAN_PACKAGES], { env, timeoutMs: 300_000 });
-    }
-    const installed = await probe();
-    if (installed) return { available: true, ...installed, provisioned: true };
-    log(`apt-get could not install ${DEBIAN_PACKAGES.join(' ')}: ${install.stderr.trim().split('\n').pop()}`);
-  }
+  const outcome = await aptInstall(DEBIAN_PACKAGES, { allowInstall, log, purpose: '(flask or sentry_sdk missing)' });
+  const installed = await probe();
+  if (installed) return { available: true, ...installed, provisioned: true };
+  if (outcome.attempted) log(`apt-get could not install ${DEBIAN_PACKAGES.join(' ')}: ${outcome.lastError}`);
   const python = candidates[0];
   return { available: true, python, flask: await hasModule(python, 'flask'), sentrySdk: await hasModule(python, 'sentry_sdk'), provisioned: false };
 }
