@@ -609,6 +609,8 @@ describe('ProcessorRunner', () => {
     r.start();
     await store.append(stream, [{ type: 'quiet-wake.wanted', data: { n: 1 } }], { expected: 'no-stream' });
     await waitFor(() => (handled.length === 1 ? true : undefined), { timeoutMs: 5_000, message: 'the first event handled' });
+    // handled is seen inside the batch's transaction: its checkpoint write commits a moment later
+    await r.waitUntilCaughtUp();
     const stamp = async () => (await db.pool.query<{ at: Date }>(`SELECT updated_at AS at FROM ${schema}.checkpoints WHERE processor = $1`, [r.name])).rows[0].at.getTime();
     const before = await stamp();
     const polls = r.pollCount;
