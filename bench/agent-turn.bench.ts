@@ -1,43 +1,9 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createTeam, setSubjectNamespace } from '@headspace/contracts';
-import { request } from '@headspace/messaging';
-import { createServiceApp, loadConfig } from '@headspace/platform';
-import { deleteNamespaceStreams } from '@headspace/testing';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { benchDatabase, percentile, type BenchRow } from './bench-kit';
-import { benchNats, launchService, natsUrl, type ServiceProcess } from './service-process';
-import { AppModule as OrchestratorModule } from '../apps/orchestrator/src/app.module';
-import { SERVICE as ORCHESTRATOR, configSchema as orchestratorConfig } from '../apps/orchestrator/src/config';
-import { SessionSupervisor } from '../apps/orchestrator/src/sessions/session-supervisor';
+import { randomUUID } from 'node:crypto';
+import { percentile, type BenchRow } from './bench-kit';
+import { orchestratorBench, readingScenario, turnOverheads } from './orchestrator-bench';
 
 const TURNS = 12;
-
-/** A scripted session: TURNS turns that each read a file, then the reflection. */
-function scenario(): string {
-  const steps = Array.from({ length: TURNS }, (_, i) => `  - text: Step ${i + 1}.\n    tool_use:\n      - name: Read\n        input: { file_path: README.md }`);
-  const reflection =
-    '{"task_result":{"status":"completed","summary":"[simulated] bench","files_changed":[]},"reflection":{"what_worked":"-","what_didnt":"-","confidence":"high"},"suggested_learnings":[],"follow_up":{"needs_human":false}}';
-  return [
-    'id: bench-turns',
-    'persona: bench',
-    'situation: bench-turns',
-    'steps:',
-    ...steps,
-    `  - text: |-\n      Done.\n\n      \`\`\`json\n      ${reflection}\n      \`\`\``,
-    '',
-  ].join('\n');
-}
-
-interface TurnRow {
-  type: string;
-  session_id: string;
-  at: string;
-  duration: number;
-  turn: number;
-}
+const SITUATION = 'bench-turns';
 
 /**
  * Control-plane overhead of an agent turn: everything between two model calls except the model
@@ -50,31 +16,11 @@ interface TurnRow {
  * turns/s on ten at once. Target: overhead p99 < 20 ms.
  */
 export async function benchAgentTurn(options: { quick: boolean }): Promise<BenchRow[]> {
-  const db = await benchDatabase('agentturn');
-  const namespace = `bench-turn-${randomBytes(3).toString('hex')}`;
-  const dir = await mkdtemp(join(tmpdir(), 'hs-bench-turn-'));
-  const nc = await benchNats();
-  setSubjectNamespace(namespace);
-  const services: ServiceProcess[] = [];
-  let orchestrator: NestFastifyApplication | undefined;
+  const bench = await orchestratorBench({ label: 'agentturn', scenarios: { bench: readingScenario(SITUATION, TURNS, { persona: 'bench' }) } });
   try {
-    await mkdir(join(dir, 'scenarios'));
-    await mkdir(join(dir, 'ws'));
-    await writeFile(join(dir, 'scenarios', 'bench.yaml'), scenario());
-    await writeFile(join(dir, 'ws', 'README.md'), '# bench\n');
-    const env = { DATABASE_URL: db.url, HS_NAMESPACE: namespace };
-    for (const name of ['team-manager', 'cost-governor']) services.push(await launchService(name, env));
-    await request(nc, createTeam, { name: 'bench', leadAgentType: 'general-purpose' });
-    const config = loadConfig(
-      orchestratorConfig,
-      { ...env, NATS_URL: natsUrl(), LOG_LEVEL: 'error', HS_SIMULATOR_SCENARIOS: join(dir, 'scenarios'), HS_WORKSPACES_DIR: join(dir, 'runs'), HS_AGENT_HOME: join(dir, 'agents'), ANTHROPIC_API_KEY: '' },
-      ORCHESTRATOR,
-    );
-    orchestrator = await createServiceApp(OrchestratorModule.forRoot(config), { bufferLogs: false });
-    await orchestrator.init();
-    const supervisor = orchestrator.get(SessionSupervisor);
+    const { supervisor } = bench;
     const start = (sessionId: string) =>
-      supervisor.start({ sessionId, team: 'bench', persona: 'bench', kind: 'task', model: 'sonnet', effort: 'quick', runtime: 'built-in', simulated: true, prompt: 'Read the README, again and again.', workspace: join(dir, 'ws'), situation: 'bench-turns' });
+      supervisor.start({ sessionId, team: bench.team, persona: 'bench', kind: 'task', model: 'sonnet', effort: 'quick', runtime: 'built-in', simulated: true, prompt: 'Read the README, again and again.', workspace: bench.ws, situation: SITUATION });
     /** `n` sessions at once (start() returns once a session is launched, not when it ends). */
     const concurrently = async (n: number) => {
       const ids = Array.from({ length: n }, () => randomUUID());
@@ -101,25 +47,7 @@ export async function benchAgentTurn(options: { quick: boolean }): Promise<Bench
     const concurrent = await concurrently(10);
     const wall = performance.now() - t0;
 
-    const { rows } = await db.pool.query<TurnRow>(
-      `SELECT type, data->>'sessionId' AS session_id, data->>'at' AS at, (data->>'durationMs')::float8 AS duration, (data->>'turn')::int AS turn
-         FROM orchestrator.events WHERE type IN ('session.model-called', 'session.tool-called') AND data->>'sessionId' = ANY($1) ORDER BY global_position`,
-      [sequential.ids],
-    );
-    const overheads: number[] = [];
-    const withTool: number[] = [];
-    for (const id of sequential.ids) {
-      const mine = rows.filter((r) => r.session_id === id);
-      const calls = mine.filter((r) => r.type === 'session.model-called');
-      for (let k = 1; k < calls.length; k++) {
-        const tools = mine.filter((r) => r.type === 'session.tool-called' && r.turn === calls[k - 1].turn).reduce((a, r) => a + r.duration, 0);
-        const wall = Date.parse(calls[k].at) - Date.parse(calls[k - 1].at) - calls[k].duration;
-        overheads.push(wall - tools);
-        withTool.push(wall);
-      }
-    }
-    const sorted = overheads.sort((a, b) => a - b);
-    const sortedWithTool = withTool.sort((a, b) => a - b);
+    const { overhead: sorted, withTool: sortedWithTool } = await turnOverheads(bench.pool, sequential.ids);
     const p99 = percentile(sorted, 99);
     return [
       { name: `control-plane overhead per agent turn p50 (${sorted.length} turns, simulator instant)`, value: percentile(sorted, 50), unit: 'ms', note: `p99 ${p99.toFixed(1)} ms (target < 20 ms)` },
@@ -132,12 +60,6 @@ export async function benchAgentTurn(options: { quick: boolean }): Promise<Bench
       { name: 'agent turns/s with 10 concurrent sessions', value: concurrent.turns / (wall / 1000), unit: 'turns/s', note: `${concurrent.turns} turns in ${(wall / 1000).toFixed(2)} s` },
     ];
   } finally {
-    setSubjectNamespace('');
-    await orchestrator?.close();
-    for (const s of services.reverse()) await s.stop();
-    await deleteNamespaceStreams(nc, namespace).catch(() => undefined);
-    await nc.close();
-    await db.drop();
-    await rm(dir, { recursive: true, force: true });
+    await bench.close();
   }
 }

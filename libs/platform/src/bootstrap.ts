@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestMicroservice } from '@nestjs/microservices';
 import { JetStreamTransport, WireErrorFilter } from '@headspace/messaging';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Logger } from 'nestjs-pino';
+import { Logger, PinoLogger } from 'nestjs-pino';
 import pino from 'pino';
 import type { z } from 'zod';
 import type { BaseConfig } from './config/base-config.schema';
@@ -45,6 +45,7 @@ export async function createServiceApp(
   logRequests(app.getHttpAdapter().getInstance(), {
     info: (line) => logger.log(line, 'Http'),
     error: (line) => logger.error(line, 'Http'),
+    infoEnabled: () => PinoLogger.root?.isLevelEnabled('info') ?? true,
   });
   const reporter = errorReporterOf(app);
   if (reporter) app.useGlobalInterceptors(new ErrorReportingInterceptor(reporter));

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGatewayHarness, type GatewayHarness } from '../testing/gateway-harness';
 import { launchChromium, screenshot, seriousViolations, signIn } from './testing/browser';
 import { ensureDashboardBuilt } from './testing/build-dashboard';
-import { StreamCuttingProxy } from './testing/stream-cutting-proxy';
+import { CuttingProxy } from '../stream/testing/cutting-proxy';
 // The spec boots the real ops-leon beside the gateway; apps never import each other outside tests.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { AppModule as OpsLeonModule } from '../../../ops-leon/src/app.module';
@@ -176,19 +176,19 @@ describe('the dashboard in headless Chromium', () => {
   });
 
   test('a dropped SSE connection resumes with Last-Event-ID and no event is lost or shown twice', async () => {
-    const proxy = await StreamCuttingProxy.start(new URL(baseUrl));
+    const proxy = await CuttingProxy.start(new URL(baseUrl), { cutOnly: (line) => line.startsWith('GET /api/v1/stream') });
     try {
       const page = await context.newPage();
       await signIn(page, proxy.url, operatorToken, '/tasks?team=drop');
       const feed = page.locator('.activity [data-event-type="task.created"]');
       await api('POST', '/api/v1/teams/drop/tasks', { id: 'cut-0', subject: 'Seen before the cut' });
       await expect.poll(() => feed.count()).toBe(1);
-      proxy.cutStreamMidFrame();
+      proxy.cutMidFrame();
       await api('POST', '/api/v1/teams/drop/tasks', { id: 'cut-1', subject: 'Sent while the connection is cut' });
       await waitFor(() => proxy.cuts === 1, { message: 'the proxy to cut the stream mid-event' });
       for (const id of ['cut-2', 'cut-3']) await api('POST', '/api/v1/teams/drop/tasks', { id, subject: `Sent during the gap (${id})` });
-      await waitFor(() => proxy.streamRequests.length === 2, { timeoutMs: 20_000, message: 'the browser to reconnect the stream' });
-      expect(proxy.streamRequests[1]).toMatch(/^last-event-id: v1:/im);
+      await waitFor(() => proxy.cuttableRequests.length === 2, { timeoutMs: 20_000, message: 'the browser to reconnect the stream' });
+      expect(proxy.cuttableRequests[1]).toMatch(/^last-event-id: v1:/im);
       await expect.poll(() => feed.count(), { timeout: 20_000 }).toBe(4);
       await page.locator('[data-testid="connection"][data-state="live"]').waitFor();
       for (const id of ['cut-0', 'cut-1', 'cut-2', 'cut-3']) await page.locator(`[data-column="pending"] [data-task="${id}"]`).waitFor();

@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { findClaudeCli, waitFor } from '@headspace/testing';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { findClaudeCli } from '@headspace/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGatewayHarness, type GatewayHarness } from '../testing/gateway-harness';
+import type { GatewayHarness } from '../testing/gateway-harness';
+import { REPO_ROOT as repo, startRunHarness, type RunHarness } from './testing/run-harness';
 
 /**
  * The example run with every builder (con, al, may, mark) on the Claude Code runtime by their
@@ -12,43 +12,18 @@ import { startGatewayHarness, type GatewayHarness } from '../testing/gateway-har
  * built-in run does (example-run.e2e.spec.ts).
  */
 
-const repo = resolve(__dirname, '../../../..');
 const BUILDERS = ['con', 'al', 'may', 'mark'];
+let run: RunHarness;
 let h: GatewayHarness;
-let workspaces: string;
-
-interface RunView {
-  runId: string;
-  phase: string;
-  simulated: boolean;
-  verdict: string | null;
-  resultDir: string | null;
-  branch: string | null;
-  qaRounds: number;
-  tasks: Array<{ key: string; subject: string; status: string; persona: string | null; origin: string }>;
-}
 
 beforeAll(async () => {
   const binary = findClaudeCli();
   if (binary === undefined) throw new Error('the @anthropic-ai/claude-code platform binary is not installed (npm ci)');
-  workspaces = await mkdtemp(join(tmpdir(), 'hs-example-run-cc-'));
-  h = await startGatewayHarness({
-    label: 'exampleruncc',
-    orchestrator: true,
-    costGovernor: true,
-    env: {
-      HS_WORKSPACES_DIR: join(workspaces, 'runs'),
-      HS_AGENT_HOME: join(workspaces, 'agents'),
-      HS_SIMULATOR_SCENARIOS: join(repo, 'examples', 'scenarios', 'word-stats'),
-      HS_CLAUDE_BINARY: binary,
-      RUN_SWEEP_MS: '500',
-      SESSION_SWEEP_MS: '500',
-    },
-  });
+  run = await startRunHarness({ label: 'exampleruncc', scenarios: 'word-stats', env: { HS_CLAUDE_BINARY: binary } });
+  h = run.h;
 }, 120_000);
 afterAll(async () => {
-  await h?.close();
-  await rm(workspaces, { recursive: true, force: true });
+  await run?.close();
 });
 
 describe('the example run with its builders on Claude Code', () => {
@@ -65,14 +40,7 @@ describe('the example run with its builders on Claude Code', () => {
     expect(started.statusCode).toBe(201);
     const { runId } = started.json() as { runId: string };
 
-    const view = await waitFor(
-      async () => {
-        const v = (await h.call({ method: 'GET', url: `/api/v1/teams/word-stats/runs/${runId}` }, h.adminToken)).json() as RunView;
-        if (v.phase === 'failed') throw new Error(`run failed: ${JSON.stringify(v)}`);
-        return v.phase === 'completed' ? v : undefined;
-      },
-      { timeoutMs: 300_000, intervalMs: 500, message: 'the example run to complete' },
-    );
+    const view = await run.until('word-stats', runId, (v) => v.phase === 'completed', 'the example run to complete', 300_000);
 
     expect(view).toMatchObject({ simulated: true, verdict: 'done', qaRounds: 2 });
     expect(view.tasks.map((t) => [t.key, t.status, t.origin])).toEqual([

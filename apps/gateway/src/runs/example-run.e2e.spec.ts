@@ -1,45 +1,21 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { waitFor } from '@headspace/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SseTestClient } from '../stream/testing/sse-test-client';
-import { startGatewayHarness, type GatewayHarness } from '../testing/gateway-harness';
+import type { GatewayHarness } from '../testing/gateway-harness';
+import { REPO_ROOT as repo, startRunHarness, type RunHarness } from './testing/run-harness';
 
-const repo = resolve(__dirname, '../../../..');
+let run: RunHarness;
 let h: GatewayHarness;
-let workspaces: string;
-
-interface RunView {
-  runId: string;
-  phase: string;
-  simulated: boolean;
-  verdict: string | null;
-  resultDir: string | null;
-  branch: string | null;
-  qaRounds: number;
-  tasks: Array<{ key: string; subject: string; status: string; persona: string | null; origin: string }>;
-}
 
 beforeAll(async () => {
-  workspaces = await mkdtemp(join(tmpdir(), 'hs-example-run-'));
-  h = await startGatewayHarness({
-    label: 'examplerun',
-    orchestrator: true,
-    costGovernor: true,
-    env: {
-      HS_WORKSPACES_DIR: join(workspaces, 'runs'),
-      HS_AGENT_HOME: join(workspaces, 'agents'),
-      HS_SIMULATOR_SCENARIOS: join(repo, 'examples', 'scenarios', 'word-stats'),
-      RUN_SWEEP_MS: '500',
-      SESSION_SWEEP_MS: '500',
-    },
-  });
+  run = await startRunHarness({ label: 'examplerun', scenarios: 'word-stats' });
+  h = run.h;
 }, 120_000);
 afterAll(async () => {
-  await h?.close();
-  await rm(workspaces, { recursive: true, force: true });
+  await run?.close();
 });
 
 describe('the example run on the simulator', () => {
@@ -55,15 +31,7 @@ describe('the example run on the simulator', () => {
     expect(started.statusCode).toBe(201);
     const { runId } = started.json() as { runId: string };
 
-    const view = await waitFor(
-      async () => {
-        const res = await h.call({ method: 'GET', url: `/api/v1/teams/word-stats/runs/${runId}` }, h.adminToken);
-        const v = res.json() as RunView;
-        if (v.phase === 'failed') throw new Error(`run failed: ${JSON.stringify(v)}`);
-        return v.phase === 'completed' ? v : undefined;
-      },
-      { timeoutMs: 240_000, intervalMs: 500, message: 'the example run to complete' },
-    );
+    const view = await run.until('word-stats', runId, (v) => v.phase === 'completed', 'the example run to complete');
 
     expect(view).toMatchObject({ simulated: true, verdict: 'done', qaRounds: 2 });
     expect(view.tasks.map((t) => [t.key, t.status, t.origin])).toEqual([
@@ -109,16 +77,7 @@ describe('the example run on the simulator', () => {
     { key: 'T2', subject: 'Add the bin/word-stats.js command-line entry', pool: 'backend', acceptanceCriteria: ["Prints 'count word' lines"], dependsOn: ['T1'] },
   ];
   const api = (method: 'GET' | 'POST', url: string, payload?: unknown) => h.call({ method, url, ...(payload ? { payload } : {}) }, h.adminToken);
-  const runView = async (team: string, runId: string) => (await api('GET', `/api/v1/teams/${team}/runs/${runId}`)).json() as RunView & { waitingFor: string | null };
-  const until = (team: string, runId: string, done: (v: RunView & { waitingFor: string | null }) => boolean, what: string) =>
-    waitFor(
-      async () => {
-        const v = await runView(team, runId);
-        if (v.phase === 'failed') throw new Error(`run failed: ${JSON.stringify(v)}`);
-        return done(v) ? v : undefined;
-      },
-      { timeoutMs: 240_000, intervalMs: 200, message: what },
-    );
+  const until = (...args: Parameters<RunHarness['until']>) => run.until(...args);
 
   it('v1: the operator writes the tasks, there is no decomposition, and the run completes on them', async () => {
     const goal = await readFile(join(repo, 'examples', 'word-stats', 'GOAL.md'), 'utf8');

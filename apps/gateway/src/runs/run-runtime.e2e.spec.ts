@@ -1,11 +1,12 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGatewayHarness, type GatewayHarness } from '../testing/gateway-harness';
+import type { GatewayHarness } from '../testing/gateway-harness';
+import { startRunHarness, type RunHarness } from './testing/run-harness';
 
 /** A run's runtime through REST: every session of the run on `built-in` or `claude-code`. */
 describe('starting a run with a runtime', () => {
+  let run: RunHarness;
   let h: GatewayHarness;
   let dir: string;
   const start = (extra: Record<string, unknown>) =>
@@ -20,18 +21,12 @@ describe('starting a run with a runtime', () => {
   const started = async () => (await h.db.pool.query<{ runtime: string | null }>(`SELECT data->>'runtime' AS runtime FROM orchestrator.events WHERE type = 'run.started' ORDER BY global_position`)).rows;
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'hs-run-runtime-e2e-'));
+    run = await startRunHarness({ label: 'runruntime', sourceRoots: true });
+    ({ h, dir } = run);
     await mkdir(join(dir, 'projects', 'app'), { recursive: true });
-    h = await startGatewayHarness({
-      label: 'runruntime',
-      orchestrator: true,
-      costGovernor: true,
-      env: { HS_SOURCE_ROOTS: join(dir, 'projects'), HS_WORKSPACES_DIR: join(dir, 'runs'), HS_AGENT_HOME: join(dir, 'agents') },
-    });
   }, 120_000);
   afterAll(async () => {
-    await h?.close();
-    await rm(dir, { recursive: true, force: true });
+    await run?.close();
   });
 
   it('refuses an unknown runtime with a 400 naming `runtime`, and records nothing', async () => {

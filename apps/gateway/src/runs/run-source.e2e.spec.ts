@@ -1,11 +1,12 @@
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGatewayHarness, type GatewayHarness } from '../testing/gateway-harness';
+import type { GatewayHarness } from '../testing/gateway-harness';
+import { startRunHarness, type RunHarness } from './testing/run-harness';
 
 /** Starting a run through REST with the orchestrator behind it, HS_SOURCE_ROOTS = one projects directory. */
 describe('a run source outside the allowed roots', () => {
+  let run: RunHarness;
   let h: GatewayHarness;
   let dir: string;
   const runEvents = async () => Number((await h.db.pool.query(`SELECT count(*)::int AS n FROM orchestrator.events WHERE stream_id LIKE 'run-%'`)).rows[0].n);
@@ -13,21 +14,15 @@ describe('a run source outside the allowed roots', () => {
     h.call({ method: 'POST', url: '/api/v1/teams/red/runs', payload: { goal: '# Add topWords', source, mode: 'v1', operator: 'auto', tasks: [{ key: 'T1', subject: 'x', pool: 'backend', dependsOn: [] }] } }, h.adminToken);
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'hs-run-source-e2e-'));
+    run = await startRunHarness({ label: 'runsource', sourceRoots: true });
+    ({ h, dir } = run);
     await mkdir(join(dir, 'projects', 'app'), { recursive: true });
     await mkdir(join(dir, 'private'));
     await writeFile(join(dir, 'private', 'secret.txt'), 'not for agents\n');
     await symlink(join(dir, 'private'), join(dir, 'projects', 'link-out'));
-    h = await startGatewayHarness({
-      label: 'runsource',
-      orchestrator: true,
-      costGovernor: true,
-      env: { HS_SOURCE_ROOTS: join(dir, 'projects'), HS_WORKSPACES_DIR: join(dir, 'runs'), HS_AGENT_HOME: join(dir, 'agents') },
-    });
   }, 120_000);
   afterAll(async () => {
-    await h?.close();
-    await rm(dir, { recursive: true, force: true });
+    await run?.close();
   });
 
   it('is refused with a problem naming `source`, through `..` and symlinks too, and nothing is written', async () => {

@@ -1,6 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { ErrorCodes, fileLockStreamId } from '@headspace/contracts';
-import { EventStore, handleCommand, type CommandContext, type CommandOutcome } from '@headspace/event-store';
+import { EventStore, handleCommand, quoteIdent, type CommandContext, type CommandOutcome } from '@headspace/event-store';
+import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
+import type { Pool } from 'pg';
 import { teamMustExist } from '../teams/shared/team-must-exist';
 import { fileLockDecider, type FileLockCommand, type FileLockEvent, type FileLockState } from './file-lock.decider';
 
@@ -12,7 +14,15 @@ import { fileLockDecider, type FileLockCommand, type FileLockEvent, type FileLoc
  */
 @Injectable()
 export class FileLockRepository {
-  constructor(private readonly store: EventStore) {}
+  private readonly schemaQ: string;
+
+  constructor(
+    private readonly store: EventStore,
+    @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(SERVICE_SCHEMA) schema: string,
+  ) {
+    this.schemaQ = quoteIdent(schema);
+  }
 
   execute(command: FileLockCommand, ctx: CommandContext): Promise<CommandOutcome<FileLockState, FileLockEvent>> {
     return handleCommand(this.store, fileLockDecider, fileLockStreamId(command.team, command.path), command, ctx, {
@@ -23,5 +33,28 @@ export class FileLockRepository {
 
   requireTeam(team: string): Promise<void> {
     return teamMustExist(this.store, team, ErrorCodes.lockUnknownTeam);
+  }
+
+  /**
+   * Releases every lock the file-locks read model says `holder` holds in `team`, each decided
+   * against the lock's own stream (a path another teammate took since is left alone). `ctxFor` names
+   * each release's command; a release that fails with an error `tolerate` accepts is skipped.
+   * Returns the paths released.
+   */
+  async releaseAllOf(
+    team: string,
+    holder: string,
+    opts: { now: string; ctxFor: (path: string) => CommandContext; tolerate: (error: unknown) => boolean },
+  ): Promise<string[]> {
+    const { rows } = await this.pool.query<{ path: string }>(`SELECT path FROM ${this.schemaQ}.file_locks WHERE team = $1 AND holder = $2 ORDER BY path`, [team, holder]);
+    const released: string[] = [];
+    for (const { path } of rows) {
+      const outcome = await this.execute({ type: 'unlock', team, path, holder, now: opts.now, reason: 'task-completed' }, opts.ctxFor(path)).catch((error: unknown) => {
+        if (!opts.tolerate(error)) throw error;
+        return undefined;
+      });
+      if (outcome && outcome.events.length > 0) released.push(path);
+    }
+    return released;
   }
 }

@@ -6,6 +6,8 @@ import { redactSecrets } from './redaction';
 export interface RequestLog {
   info(line: { msg: string }): void;
   error(line: { msg: string }): void;
+  /** Whether info lines are written at all: when not, a request's line is not even built. */
+  infoEnabled?(): boolean;
 }
 
 export const QUIET_ROUTES = /^\/(health\/|metrics)/;
@@ -20,8 +22,8 @@ export function logRequests(fastify: FastifyInstance, log: RequestLog): void {
   fastify.addHook('onResponse', (req, reply, done) => {
     // the path only: query strings carry tokens (`?access_token=` on the stream) and ingest keys
     const path = req.url.split('?', 1)[0]!;
-    if (!QUIET_ROUTES.test(path)) {
-      const status = reply.statusCode;
+    const status = reply.statusCode;
+    if ((status >= 500 || (log.infoEnabled?.() ?? true)) && !QUIET_ROUTES.test(path)) {
       const line = {
         ...traceLogFields(),
         // flat keys: pino-http's req/res serializers expect Node's raw objects

@@ -33,4 +33,26 @@ describe('request logging', () => {
     await app.inject({ method: 'GET', url: '/health/ready' });
     expect(lines).toEqual([]);
   });
+
+  it('builds no line for a completed request when info is off, and still logs a server error', async () => {
+    const quiet = Fastify();
+    const written: string[] = [];
+    let built = 0;
+    logRequests(quiet, {
+      info: (line) => written.push(line.msg),
+      error: (line) => written.push(line.msg),
+      infoEnabled: () => {
+        built++;
+        return false;
+      },
+    });
+    quiet.get('/ok', async () => ({ ok: true }));
+    quiet.get('/boom', async () => {
+      throw new Error('boom');
+    });
+    await quiet.inject({ method: 'GET', url: '/ok' });
+    await quiet.inject({ method: 'GET', url: '/boom' });
+    expect(written).toEqual(['request errored']);
+    expect(built).toBe(1);
+  });
 });

@@ -1,8 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { ErrorCodes, HeadspaceError, type EventData, type taskCompleted } from '@headspace/contracts';
-import { EventStore, quoteIdent, type RecordedEvent } from '@headspace/event-store';
-import { EventProcessor, PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
-import type { Pool } from 'pg';
+import { EventStore, type RecordedEvent } from '@headspace/event-store';
+import { EventProcessor } from '@headspace/platform';
 import { FileLockRepository } from '../file-lock.repository';
 
 type Completed = RecordedEvent & { type: 'task.completed'; data: EventData<typeof taskCompleted> };
@@ -18,33 +17,22 @@ type Completed = RecordedEvent & { type: 'task.completed'; data: EventData<typeo
  */
 @Injectable()
 export class ReleaseLocksOnCompletion extends EventProcessor<Completed> {
-  private readonly schemaQ: string;
-
   constructor(
     store: EventStore,
     private readonly locks: FileLockRepository,
-    @Inject(PG_POOL) private readonly pool: Pool,
-    @Inject(SERVICE_SCHEMA) schema: string,
   ) {
     super(store, { name: 'process:release-locks-on-completion', types: ['task.completed'], batchSize: 50 });
-    this.schemaQ = quoteIdent(schema);
   }
 
   protected async handle(events: Completed[]): Promise<void> {
     for (const event of events) {
       const { team, owner, taskId } = event.data;
-      const { rows } = await this.pool.query<{ path: string }>(`SELECT path FROM ${this.schemaQ}.file_locks WHERE team = $1 AND holder = $2 ORDER BY path`, [team, owner]);
-      for (const { path } of rows) {
-        await this.locks
-          .execute(
-            { type: 'unlock', team, path, holder: owner, now: event.data.completedAt, reason: 'task-completed' },
-            { commandId: `release-on-completion:${event.eventId}:${path}`, causationId: event.eventId, correlationId: `task:${team}:${taskId}` },
-          )
-          .catch((error: unknown) => {
-            // the read model lagged a stale-lock break: the path is someone else's now
-            if (!(error instanceof HeadspaceError && error.code === ErrorCodes.lockNotHolder)) throw error;
-          });
-      }
+      await this.locks.releaseAllOf(team, owner, {
+        now: event.data.completedAt,
+        ctxFor: (path) => ({ commandId: `release-on-completion:${event.eventId}:${path}`, causationId: event.eventId, correlationId: `task:${team}:${taskId}` }),
+        // the read model lagged a stale-lock break: the path is someone else's now
+        tolerate: (error) => error instanceof HeadspaceError && error.code === ErrorCodes.lockNotHolder,
+      });
     }
   }
 }
