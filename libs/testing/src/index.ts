@@ -10,3 +10,4 @@ export * from './service-process';
 export * from './metrics-scrape';
 export * from './otlp-receiver';
 export * from './claude-cli';
+export * from './mcp';

@@ -35,6 +35,11 @@ export const AgentRuntimeErrorCodes = {
   claudeCodeToolsDenied: 'CLAUDE_CODE.TOOLS_DENIED',
   /** bubblewrap cannot run here and the operator did not set HS_SANDBOX=off: agent sessions do not start. */
   sandboxUnavailable: 'SANDBOX.UNAVAILABLE',
+  // MCP client
+  /** The MCP server answered a tools/call with isError, or the call failed or timed out. */
+  mcpToolFailed: 'MCP.TOOL_FAILED',
+  /** A deferred MCP tool was called before ToolSearch loaded it. */
+  mcpToolNotLoaded: 'MCP.TOOL_NOT_LOADED',
 } as const;
 
 const C = AgentRuntimeErrorCodes;
@@ -65,4 +70,6 @@ export const AgentRuntimeHttpStatus: Record<string, number> = {
   [C.claudeCodeNoReflection]: 422,
   [C.claudeCodeToolsDenied]: 422,
   [C.sandboxUnavailable]: 503,
+  [C.mcpToolFailed]: 502,
+  [C.mcpToolNotLoaded]: 409,
 };

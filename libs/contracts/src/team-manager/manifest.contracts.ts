@@ -30,11 +30,11 @@ export const manifestModelSchema = z
 /** USD, as `--max-budget-usd` takes it. */
 export const manifestBudgetSchema = z.number().positive().max(10_000);
 
-/** A tool for `--allowedTools`: `Read`, `mcp__memory__search`, or a tool with a specifier such as `Bash(git:*)`. */
+/** A tool for `--allowedTools`: `Read`, `mcp__memory__search`, all of a server's tools `mcp__memory__*`, or a tool with a specifier such as `Bash(git:*)`. */
 export const manifestToolSchema = z
   .string()
   .max(200)
-  .regex(/^(?:[A-Z][A-Za-z0-9]*|mcp__[A-Za-z0-9_-]+)(?:\([^()\r\n]+\))?$/, 'must be a tool name with an optional specifier, like Read or "Bash(git:*)"');
+  .regex(/^(?:[A-Z][A-Za-z0-9]*|mcp__[A-Za-z0-9_*-]+)(?:\([^()\r\n]+\))?$/, 'must be a tool name with an optional specifier, like Read, "mcp__server__*" or "Bash(git:*)"');
 
 /** A workspace-relative glob (`src/core/**`, `*.md`): no absolute paths, no `..` segments. */
 export const ownsGlobSchema = z
