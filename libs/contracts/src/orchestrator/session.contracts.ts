@@ -60,6 +60,8 @@ export const sessionStarted = defineEvent({
     tools: z.array(manifestToolSchema).max(100).optional(),
     /** Globs the session may write without a lock (manifest `owns`); none: as for `tools`. */
     ownedPaths: z.array(ownsGlobSchema).max(100).optional(),
+    /** A subagent's session: the lead session whose `agent__<name>` tool call started it (its persona is the agent's name). */
+    parentSessionId: id.optional(),
     startedAt: at,
   }),
 });
