@@ -20,6 +20,7 @@ export interface RateLimitSettings {
  */
 export const SPEND_ROUTES = new Set([
   'POST /api/v1/teams/:team/runs',
+  'POST /api/v1/teams/:team/asks',
   'POST /api/v1/teams/:team/runs/:runId/answer',
   'POST /api/v1/teams/:team/approvals/:approvalId/answer',
   'POST /api/v1/budgets/:budgetId/resolve',

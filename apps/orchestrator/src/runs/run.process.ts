@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ErrorCodes, HeadspaceError, runEvents, sessionStreamId } from '@headspace/contracts';
 import { ConcurrencyError, EventStore, type RecordedEvent } from '@headspace/event-store';
-import { EventProcessor, NATS_CONNECTION } from '@headspace/platform';
+import { NATS_CONNECTION } from '@headspace/platform';
 import { inContext, withSpan } from '@headspace/telemetry';
 import type { NatsConnection } from '@nats-io/nats-core';
+import { PassProcessor } from './pass-processor';
 import { PersonaPool } from './persona-pool';
 import { PlanApproval } from './plan-approval';
 import { parsePhaseOutput, type PhaseOutput } from './run-output';
@@ -41,17 +42,13 @@ const now = () => new Date().toISOString();
  * up runs whose wake-up was lost in a crash and persona requests that waited in a queue.
  */
 @Injectable()
-export class RunProcess extends EventProcessor {
+export class RunProcess extends PassProcessor {
   private readonly personas: PersonaPool;
   private readonly board: TeamBoard;
   private readonly approvals: PlanApproval;
-  private readonly passes = new Map<string, Promise<void>>();
-  private readonly again = new Set<string>();
   /** Queued persona requests → their run, to wake it when a release lets them through. */
   private readonly waiting = new Map<string, string>();
   private readonly prepared = new Set<string>();
-  private sweepTimer?: NodeJS.Timeout;
-  private stopping = false;
   /** Stops regression checks in flight on shutdown (they run again on resume). */
   private readonly stopped = new AbortController();
 
@@ -78,54 +75,20 @@ export class RunProcess extends EventProcessor {
     }
   }
 
-  override onApplicationBootstrap(): void {
-    super.onApplicationBootstrap();
-    const sweep = () => {
-      void this.sweep()
-        .catch((error) => this.logger.warn(`run sweep: ${(error as Error).message}`))
-        .finally(() => {
-          if (this.stopping) return;
-          this.sweepTimer = setTimeout(sweep, this.settings.sweepMs);
-          this.sweepTimer.unref();
-        });
-    };
-    sweep();
+  protected readonly aggregate = 'run';
+  protected get sweepMs(): number {
+    return this.settings.sweepMs;
   }
 
   override async beforeApplicationShutdown(): Promise<void> {
-    this.stopping = true;
     this.stopped.abort();
-    clearTimeout(this.sweepTimer);
     await super.beforeApplicationShutdown();
-    await Promise.allSettled([...this.passes.values()]);
   }
 
-  /** Wakes every run that is active or still holds personas (the runs projection lists them); only the driving instance does. */
-  async sweep(): Promise<void> {
-    if (!this.runner.isLeaseHolder) return;
+  /** Runs that are active or still hold personas (the runs projection lists them). */
+  protected async activeIds(): Promise<string[]> {
     const { rows } = await this.store.pool.query<{ run_id: string }>(`SELECT run_id FROM ${this.q}.runs WHERE ended_at IS NULL OR leases_held > 0 ORDER BY started_at`);
-    for (const { run_id } of rows) this.trigger(run_id);
-  }
-
-  /** Asks for a pass over the run; passes over one run never overlap, and a request during a pass gets one more. */
-  trigger(runId: string): void {
-    if (this.stopping) return;
-    if (this.passes.has(runId)) {
-      this.again.add(runId);
-      return;
-    }
-    const pass = this.reconcile(runId)
-      .catch((error) => this.logger.error(`run ${runId}: ${(error as Error).message}`))
-      .finally(() => {
-        this.passes.delete(runId);
-        if (this.again.delete(runId)) this.trigger(runId);
-      });
-    this.passes.set(runId, pass);
-  }
-
-  /** Resolves when no pass is running or queued for the run. */
-  async settled(runId: string): Promise<void> {
-    while (this.passes.has(runId)) await this.passes.get(runId);
+    return rows.map((r) => r.run_id);
   }
 
   async reconcile(runId: string): Promise<void> {

@@ -13,6 +13,7 @@ export const OrchestratorErrorCodes = {
   /** A source outside HS_SOURCE_ROOTS (or of a refused shape): the orchestrator never reads it. */
   runSourceNotAllowed: 'RUN.SOURCE_NOT_ALLOWED',
   runOutputInvalid: 'RUN.OUTPUT_INVALID',
+  askNotFound: 'ASK.NOT_FOUND',
 } as const;
 
 /** HTTP status for codes of this area that the suffix rules of http-status.ts would map wrongly. */
