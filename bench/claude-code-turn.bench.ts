@@ -28,8 +28,9 @@ function scenario(): string {
  * reflection) run by the real `claude` CLI against the in-process simulator (instant), once bare
  * (runClaudeCode alone: the floor) and once as a Headspace session on the claude-code runtime (the
  * governor's may-spend, every stream line recorded as a turn or tool call and settled with the
- * governor). The difference per turn is Headspace's share; the agent-turn section prints the
- * built-in runtime's beside it.
+ * governor, every hook event answered by the orchestrator's hook endpoint over HTTP, the CLI in the
+ * session's bubblewrap sandbox with the model API and the endpoint forwarded in). The difference
+ * per turn is Headspace's share; the agent-turn section prints the built-in runtime's beside it.
  */
 export async function benchClaudeCodeTurn(options: { quick: boolean }): Promise<BenchRow[]> {
   const binary = findClaudeCli();

@@ -19,7 +19,7 @@ const FAKE = `#!${process.execPath}
 const fs = require('node:fs');
 const { spawn } = require('node:child_process');
 const mode = process.env.FAKE_MODE;
-const record = (extra) => fs.writeFileSync(process.env.FAKE_RECORD, JSON.stringify({ argv: process.argv.slice(2), cwd: process.cwd(), sessionId: process.env.HEADSPACE_SESSION_ID, secret: process.env.HS_TEST_ORCHESTRATOR_SECRET, pid: process.pid, ...extra }));
+const record = (extra) => fs.writeFileSync(process.env.FAKE_RECORD, JSON.stringify({ argv: process.argv.slice(2), cwd: process.cwd(), sessionId: process.env.HEADSPACE_SESSION_ID, secret: process.env.HS_TEST_ORCHESTRATOR_SECRET, pid: process.pid, interfaces: Object.keys(require('node:os').networkInterfaces()), ...extra }));
 let stdin = '';
 process.stdin.on('data', (d) => { stdin += d; });
 process.stdin.on('end', () => {
@@ -234,6 +234,23 @@ describe('claude -p spawn protocol', () => {
     } finally {
       delete process.env.HS_TEST_ORCHESTRATOR_SECRET;
     }
+  });
+
+  it('without the team network, forwards a loopback model API alone, and gives the CLI the host network (with a warning) for a model API elsewhere', async () => {
+    const available = await sandboxAvailability();
+    if (!available.available) throw new Error(`bubblewrap is required: ${available.reason}`);
+    const sandbox = await createSandbox(available, { workspace: dir, workspaceAccess: 'rw', network: false });
+    const interfaces = async (baseUrl: string) => {
+      const warnings: string[] = [];
+      const out = await runClaudeCode({ spec: { ...spec, policy: { checkoutRoot: dir, ownedPaths: ['src/**'] } }, cwd: dir, binary: fake, sandbox, onWarning: (w) => warnings.push(w), env: { FAKE_MODE: 'ok', FAKE_RECORD: recordPath, ANTHROPIC_BASE_URL: baseUrl } });
+      if (!existsSync(recordPath)) throw new Error(`the fake CLI did not run: ${out.stderr} ${JSON.stringify(out.result)}`);
+      return { interfaces: (JSON.parse(await readFile(recordPath, 'utf8')) as { interfaces: string[] }).interfaces, warnings };
+    };
+    const local = await interfaces('http://127.0.0.1:39999');
+    expect(local).toEqual({ interfaces: ['lo'], warnings: [] });
+    const remote = await interfaces('https://api.example.test');
+    expect(remote.interfaces.length).toBeGreaterThan(1);
+    expect(remote.warnings).toEqual([expect.stringContaining('https://api.example.test is not on this host')]);
   });
 
   it('runs the CLI inside a sandbox when given one: own PID namespace, only the policy env plus what was handed to it, the hook bridge working inside', async () => {

@@ -4,3 +4,5 @@ export * from './run';
 export * from './git-changes';
 export * from './stream';
 export * from './policy';
+export * from './policy-check';
+export * from './loopback-bridge';

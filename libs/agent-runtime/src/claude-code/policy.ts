@@ -18,6 +18,25 @@ export interface ClaudePolicy {
   allowedTools?: readonly string[];
   /** Command the settings run for every hook event; default: the bridge under this Node. */
   hookCommand?: string;
+  /**
+   * Turn on Claude Code's own bubblewrap sandbox for the commands its Bash tool runs (no network
+   * but through its proxy, which allows no domain here; writes only in the checkout), with no
+   * unsandboxed fallback. The CLI itself keeps the network of whatever runs it.
+   */
+  sandboxCommands?: boolean;
+}
+
+/**
+ * Headspace's hook endpoint for one session: the CLI POSTs every hook event to `url` (its HTTP
+ * hooks — no process starts per tool call) with `Authorization: Bearer <token>`. A call that fails
+ * (endpoint down, refused, timed out) blocks what the event guards (`onFailure: block`): closed.
+ */
+export interface ClaudeHookEndpoint {
+  url: string;
+  /** Per session, random; in the settings file only (mode 0600), never in argv, events or logs. */
+  token: string;
+  /** The tool calls the endpoint denied so far (the policy's and the team hooks'). */
+  denials(): ClaudeDenial[];
 }
 
 /** One stopped tool call: from the CLI's `permission_denials`, the hook bridge, or a tool the session does not have. */
@@ -62,6 +81,13 @@ export interface ClaudeSettingsInput {
   hookCommand: string;
   /** Forward every event (an engine is listening), else PreToolUse only. */
   forwardAllEvents: boolean;
+  /** HTTP hooks to this endpoint instead of the command bridge. */
+  endpoint?: Pick<ClaudeHookEndpoint, 'url' | 'token'>;
+}
+
+function hookHandler(input: ClaudeSettingsInput): Record<string, unknown> {
+  if (!input.endpoint) return { type: 'command', command: input.hookCommand, timeout: 30 };
+  return { type: 'http', url: input.endpoint.url, headers: { Authorization: `Bearer ${input.endpoint.token}` }, timeout: 30, onFailure: 'block' };
 }
 
 /**
@@ -88,9 +114,14 @@ export function buildClaudeSettings(input: ClaudeSettingsInput): Record<string, 
     // Task is the CLI's older name of Agent: denying either removes both.
     ...(DELEGATION_TOOLS.some((t) => (policy.allowedTools ?? names).includes(t)) ? [] : DELEGATION_TOOLS),
   ];
-  const events = input.forwardAllEvents ? FORWARDED_HOOK_EVENTS : (['PreToolUse'] as const);
-  const hooks = Object.fromEntries(events.map((e) => [e, [{ matcher: '*', hooks: [{ type: 'command', command: input.hookCommand, timeout: 30 }] }]]));
-  return { permissions: { allow: [...new Set(allow)], deny, defaultMode: 'dontAsk' }, hooks };
+  const events = input.forwardAllEvents || input.endpoint ? FORWARDED_HOOK_EVENTS : (['PreToolUse'] as const);
+  const handler = hookHandler(input);
+  const hooks = Object.fromEntries(events.map((e) => [e, [{ matcher: '*', hooks: [handler] }]]));
+  const settings: Record<string, unknown> = { permissions: { allow: [...new Set(allow)], deny, defaultMode: 'dontAsk' }, hooks };
+  if (policy.sandboxCommands) {
+    settings.sandbox = { enabled: true, failIfUnavailable: true, allowUnsandboxedCommands: false, autoAllowBashIfSandboxed: false, network: { allowedDomains: [], allowLocalBinding: false } };
+  }
+  return settings;
 }
 
 /**
@@ -115,7 +146,7 @@ export interface SessionPolicyFiles {
 }
 
 /** Writes the settings, the bridge's policy and an empty denials log into a fresh temp dir. */
-export async function writeSessionPolicy(policy: ClaudePolicy, tools: readonly string[], forwardAllEvents: boolean): Promise<SessionPolicyFiles> {
+export async function writeSessionPolicy(policy: ClaudePolicy, tools: readonly string[], forwardAllEvents: boolean, endpoint?: ClaudeHookEndpoint): Promise<SessionPolicyFiles> {
   const dir = await mkdtemp(join(tmpdir(), 'hs-claude-policy-'));
   const settingsPath = join(dir, 'settings.json');
   const policyPath = join(dir, 'policy.json');
@@ -131,7 +162,8 @@ export async function writeSessionPolicy(policy: ClaudePolicy, tools: readonly s
   const hookCommand = policy.hookCommand ?? `${quote(process.execPath)} ${quote(hookBridgePath())} ${quote(policyPath)}`;
   await writeFile(policyPath, JSON.stringify(bridgePolicy, null, 2));
   await writeFile(denialsPath, '');
-  await writeFile(settingsPath, JSON.stringify(buildClaudeSettings({ policy, tools, hookCommand, forwardAllEvents }), null, 2));
+  // mode 0600: with an endpoint the file holds the session's hook token
+  await writeFile(settingsPath, JSON.stringify(buildClaudeSettings({ policy, tools, hookCommand, forwardAllEvents, endpoint }), null, 2), { mode: 0o600 });
   return {
     dir,
     settingsPath,

@@ -7,8 +7,9 @@ import { prepareSandboxedSpawn, type Sandbox, type SandboxedSpawn } from '../san
 import { buildClaudeArgs, type ClaudeSpawnSpec } from './spawn-args';
 import { parseClaudeResult, parseClaudeStdout, reflectionOf, permissionDenials, pickMainResult, resultTokens, toAgentResult, type ClaudeJsonResult } from './result';
 import { changedSince, gitSnapshot } from './git-changes';
+import { bridgeLoopbackPorts, loopbackPort, sandboxForwarderPath } from './loopback-bridge';
 import { assistantTexts, parseStreamLine, streamSessionId, toolErrors, toolUseBlocks, type ClaudeStreamMessage } from './stream';
-import { hookBridgePath, isBlockingDenial, writeSessionPolicy, type ClaudeDenial, type SessionPolicyFiles } from './policy';
+import { hookBridgePath, isBlockingDenial, writeSessionPolicy, type ClaudeDenial, type ClaudeHookEndpoint, type SessionPolicyFiles } from './policy';
 
 export interface RunClaudeCodeOptions {
   spec: ClaudeSpawnSpec;
@@ -41,11 +42,20 @@ export interface RunClaudeCodeOptions {
   /**
    * Run the CLI inside this bubblewrap sandbox: its environment is the policy's plus `env` (the
    * key it needs is handed explicitly; nothing is inherited). The policy must mount the CLI's
-   * install read-only and allow the network when the API is remote.
+   * install read-only and its HOME writable. Without the policy's network, a model API and hook
+   * endpoint on this host's loopback are forwarded in alone; a model API elsewhere makes the CLI
+   * share the host's network (`onWarning` says so).
    */
   sandbox?: Sandbox;
+  /**
+   * Headspace's hook endpoint: every hook event goes to it over HTTP (no bridge process per tool
+   * call), failing closed; its denials join the run's.
+   */
+  hookEndpoint?: ClaudeHookEndpoint;
   /** Called for each stream-json line of stdout, in order. */
   onMessage?: (m: ClaudeStreamMessage) => void;
+  /** Told when the sandbox had to share the host's network with the CLI (a model API not on this host's loopback). */
+  onWarning?: (message: string) => void;
 }
 
 export interface ClaudeCodeRun {
@@ -101,12 +111,17 @@ interface SpawnOutcome {
 export async function runClaudeCode(opts: RunClaudeCodeOptions): Promise<ClaudeCodeRun> {
   const spec: ClaudeSpawnSpec = opts.spec.resume ? opts.spec : { ...opts.spec, sessionId: opts.spec.sessionId ?? randomUUID() };
   const hookUrl = opts.env?.HEADSPACE_HOOK_URL ?? ((opts.inheritEnv ?? true) ? process.env.HEADSPACE_HOOK_URL : undefined);
-  const policy = spec.policy ? await writeSessionPolicy(spec.policy, spec.tools, Boolean(hookUrl)) : undefined;
+  const policy = spec.policy ? await writeSessionPolicy(spec.policy, spec.tools, Boolean(hookUrl), opts.hookEndpoint) : undefined;
   const argv = buildClaudeArgs(spec, { settingsPath: policy?.settingsPath });
   try {
     const track = opts.trackGitChanges ?? true;
     const before = track ? await gitSnapshot(opts.cwd) : undefined;
-    const sandboxed = opts.sandbox ? await sandboxedClaude(opts, opts.sandbox, argv, policy) : undefined;
+    let sandboxed: SandboxedSpawn | undefined;
+    try {
+      sandboxed = opts.sandbox ? await sandboxedClaude(opts, opts.sandbox, argv, policy) : undefined;
+    } catch (error) {
+      return { result: emptyResult('error', ErrorCodes.claudeCodeSpawnFailed, (error as Error).message), exitCode: null, signal: null, stderr: '', argv, messages: [], denials: [], simulated: false };
+    }
     const outcome = await spawnClaude(opts, argv, sandboxed).finally(() => sandboxed?.cleanup());
     const files = before ? await changedSince(opts.cwd, before) : undefined;
     return await settle(opts, spec, argv, outcome, policy, files);
@@ -124,7 +139,8 @@ async function settle(
   files: string[] | undefined,
 ): Promise<ClaudeCodeRun> {
   const { messages, results, exitCode, signal, stderr } = outcome;
-  const denials = mergeDenials([...(policy ? await policy.readDenials() : []), ...results.flatMap(permissionDenials), ...unavailableToolCalls(messages)], messages);
+  const hooked = [...(policy ? await policy.readDenials() : []), ...(opts.hookEndpoint?.denials() ?? [])];
+  const denials = mergeDenials([...hooked, ...results.flatMap(permissionDenials), ...unavailableToolCalls(messages)], messages);
   const simulated = [...assistantTexts(messages), ...results.map((r) => r.result ?? '')].some((t) => t.startsWith(SIMULATED_LABEL));
   const base = { exitCode, signal, stderr, argv, messages, denials, simulated };
   if (outcome.failure) return { ...base, result: outcome.failure };
@@ -197,21 +213,76 @@ function reflectedFiles(raw: ClaudeJsonResult, denials: readonly ClaudeDenial[],
   return (reflectionOf(raw)?.task_result.files_changed ?? []).filter((f) => !denied.has(rel(f)));
 }
 
-/** The hook bridge runs inside too: this Node and the bridge read-only, the session's policy dir writable (its denials log). */
-function sandboxedClaude(opts: RunClaudeCodeOptions, sandbox: Sandbox, argv: string[], files?: SessionPolicyFiles): Promise<SandboxedSpawn> {
+/**
+ * The CLI in the session's bubblewrap sandbox: the worktree, the CLI's install (read-only, the
+ * caller's policy) and its home; the hook bridge and this Node read-only, the session's policy dir
+ * writable (its denials log). Without the team's network the sandbox has only loopback: the model
+ * API and the hook endpoint are forwarded into it on their own ports (loopback-bridge.ts), nothing
+ * else of the host is reachable — by the CLI or the commands its Bash runs.
+ */
+async function sandboxedClaude(opts: RunClaudeCodeOptions, sandbox: Sandbox, argv: string[], files?: SessionPolicyFiles): Promise<SandboxedSpawn> {
   const env = Object.fromEntries(Object.entries(opts.env ?? {}).filter((e): e is [string, string] => e[1] !== undefined));
+  const command = [opts.binary ?? 'claude', ...argv];
+  const remoteApi = sandbox.policy.network ? undefined : remoteModelApi(opts);
+  if (remoteApi) {
+    opts.onWarning?.(
+      `the model API ${remoteApi} is not on this host's loopback and the team's sandbox has no network: the CLI runs with the host's network (its Bash can reach it too); the rest of the sandbox holds`,
+    );
+  }
+  const network = sandbox.policy.network || remoteApi !== undefined;
+  const ports = network ? [] : forwardedPorts(opts);
+  const bridge = ports.length > 0 ? await bridgeLoopbackPorts(ports) : undefined;
   const policy = {
     ...sandbox.policy,
+    network,
     cwd: opts.cwd,
     env: { ...sandbox.policy.env, ...env },
-    ...(files
-      ? {
-          readOnlyPaths: [...new Set([...(sandbox.policy.readOnlyPaths ?? []), dirname(dirname(process.execPath)), dirname(hookBridgePath())])],
-          writablePaths: [...(sandbox.policy.writablePaths ?? []), files.dir],
-        }
-      : {}),
+    readOnlyPaths: [
+      ...new Set([
+        ...(sandbox.policy.readOnlyPaths ?? []),
+        ...(files || bridge ? [dirname(dirname(process.execPath))] : []),
+        ...(files ? [dirname(hookBridgePath())] : []),
+        ...(bridge ? [bridge.dir, dirname(sandboxForwarderPath())] : []),
+      ]),
+    ],
+    writablePaths: [...(sandbox.policy.writablePaths ?? []), ...(files ? [files.dir] : [])],
   };
-  return prepareSandboxedSpawn({ ...sandbox, policy }, [opts.binary ?? 'claude', ...argv], opts.timeoutMs ?? 30 * 60_000);
+  const inner = bridge ? [process.execPath, sandboxForwarderPath(), JSON.stringify(bridge.ports), '--', ...command] : command;
+  try {
+    const spawned = await prepareSandboxedSpawn({ ...sandbox, policy }, inner, opts.timeoutMs ?? 30 * 60_000);
+    return { ...spawned, cleanup: async () => Promise.all([spawned.cleanup(), bridge?.close()]).then(() => undefined) };
+  } catch (error) {
+    await bridge?.close();
+    throw error;
+  }
+}
+
+/**
+ * A model API that cannot be forwarded into a loopback-only sandbox by port (the real API, or any
+ * host but this one's loopback). Refusing such a session would make the default sandbox settings
+ * unusable with a real model; the CLI gets the host's network instead (a narrower answer is a
+ * CONNECT proxy limited to the API's host, not built: ADR 0034).
+ */
+function remoteModelApi(opts: RunClaudeCodeOptions): string | undefined {
+  const url = opts.env?.ANTHROPIC_BASE_URL ?? 'https://api.anthropic.com';
+  return loopbackPort(url) === undefined ? url : undefined;
+}
+
+/** The ports a loopback-only sandbox needs: the model API's and the hook endpoint's, when given (on this host's loopback, or refused). */
+function forwardedPorts(opts: RunClaudeCodeOptions): number[] {
+  const ports: number[] = [];
+  for (const [what, url] of [
+    ['model API', opts.env?.ANTHROPIC_BASE_URL],
+    ['hook endpoint', opts.hookEndpoint?.url ?? opts.env?.HEADSPACE_HOOK_URL],
+  ] as const) {
+    if (url === undefined) continue;
+    const port = loopbackPort(url);
+    if (port === undefined) {
+      throw new Error(`the sandbox has no network (the team's sandbox settings) and the ${what} ${url} is not on this host's loopback: allow the team network, or serve it through a local proxy`);
+    }
+    ports.push(port);
+  }
+  return ports;
 }
 
 function spawnClaude(opts: RunClaudeCodeOptions, argv: string[], sandboxed?: SandboxedSpawn): Promise<SpawnOutcome> {

@@ -26,6 +26,8 @@ export interface ClaudeSpawnSpec {
   sessionId?: string;
   /** Continue this earlier session: `--resume`. */
   resume?: string;
+  /** false: no `--json-schema` (an answer that is not the reflection, e.g. a handoff document). Default true. */
+  structuredOutput?: boolean;
   effort?: 'low' | 'medium' | 'high' | 'xhigh' | 'max';
   maxTurns?: number;
   /** Owned paths, checkout confinement, denied commands and hooks, as settings + hook bridge. */
@@ -95,8 +97,7 @@ export function buildClaudeArgs(spec: ClaudeSpawnSpec, extras: ClaudeArgsExtras 
     '--output-format',
     'stream-json',
     '--verbose',
-    '--json-schema',
-    JSON.stringify(reflectionJsonSchema),
+    ...(spec.structuredOutput === false ? [] : ['--json-schema', JSON.stringify(reflectionJsonSchema)]),
     '--setting-sources',
     spec.settingSources === 'project' ? 'project' : '',
   );

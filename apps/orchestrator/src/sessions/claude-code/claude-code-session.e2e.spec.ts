@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTeam, getSpend, importManifest, sessionStreamId, setBudget, updatePersona } from '@headspace/contracts';
 import { EventStore, type RecordedEvent } from '@headspace/event-store';
+import { renderHandoffMarkdown } from '@headspace/agent-runtime';
 import { findClaudeCli, waitFor } from '@headspace/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The spec boots the real services a session talks to; apps never import each other outside specs.
@@ -40,14 +41,112 @@ let root: string;
 
 type Recorded = RecordedEvent & SessionEvent;
 
+/** The team's hooks for every session (user scope of the agent home): no `rm`, a word on every Bash result. */
+const TEAM_HOOKS = {
+  hooks: {
+    PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `grep -q '"command":"rm ' && echo '{"hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":"team rule: no rm here"}}' || true` }] }],
+  },
+};
+
+/** A CLI session that tries `rm` and then carries on. */
+const bash = (command: string) => ({ tool_use: [{ name: 'Bash', input: { command, description: 'probe' } }] });
+const outsideDir = join(tmpdir(), `hs-cc-outside-${randomUUID()}`);
+
+/** A CLI session whose Bash probes its sandbox. */
+const SANDBOX_SCENARIO = {
+  id: 'cc-sandbox',
+  persona: '*',
+  situation: 'cc-sandbox',
+  prompt: '^Task S1:',
+  steps: [
+    bash('for f in /proc/[0-9]*/environ; do tr "\\0" "\\n" < $f; done 2>/dev/null | cut -d= -f1 | sort -u | tr "\\n" " "; echo END'),
+    bash(`cat ${join(outsideDir, 'secret.txt')}`),
+    bash('(exec 3<>/dev/tcp/127.0.0.1/4222 && echo NATS-REACHED); (exec 3<>/dev/tcp/127.0.0.1/5432 && echo PG-REACHED); echo PROBED'),
+    bash('echo made > src/made-inside.txt && id -u'),
+    { text: 'Probed.', structured: { task_result: { status: 'completed', summary: 'Probed the sandbox.', files_changed: [] }, reflection: { what_worked: 'probing', what_didnt: 'nothing', confidence: 'high' }, suggested_learnings: [], follow_up: { needs_human: false } } },
+  ],
+};
+
+const HANDOFF_DOC = [
+  '# Handoff: Con — Session 2026-11-26T00:00:00Z',
+  '',
+  '## Task',
+  'Count the words of the corpus',
+  '',
+  '## Status',
+  'In progress — 40% complete',
+  '',
+  '## What Was Done',
+  '- Started the slow count',
+  '',
+  '## What Remains',
+  '- Write the totals to src/totals.txt',
+  '',
+  '## Blockers / Notes',
+  '_none_',
+  '',
+  '## Files Modified',
+  '_none_',
+  '',
+  '## Suggested Next Steps',
+  '1. Write src/totals.txt',
+].join('\n');
+
+/** A CLI session whose context fills after its first call (the simulator reports 170K cache-read tokens of 200K: cheap, so no budget stops it first): it hands off. */
+const HANDOFF_SCENARIO = {
+  id: 'cc-handoff',
+  persona: '*',
+  // no prompt pattern: the resumed conversation is matched by its situation alone
+  situation: 'cc-handoff',
+  interrupts: [{ user_text: 'write the handoff', text: `Packing up for the next session.\n\n${HANDOFF_DOC}` }],
+  steps: [
+    { text: 'Counting, slowly.', usage: { cache_read_input_tokens: 170_000 }, tool_use: [{ name: 'Bash', input: { command: 'sleep 20; echo late > src/late.txt', description: 'slow count' } }] },
+    { text: 'Not reached: the session handed off.', structured: { task_result: { status: 'completed', summary: 'Should not happen.', files_changed: [] }, reflection: { what_worked: 'x', what_didnt: 'x', confidence: 'low' }, suggested_learnings: [], follow_up: { needs_human: false } } },
+  ],
+};
+
+/** The fresh session the run starts after a handoff, its prompt seeded with the document (run-prompts.ts). */
+const HANDOFF_NEXT_SCENARIO = {
+  id: 'cc-handoff-next',
+  persona: '*',
+  situation: 'cc-handoff',
+  prompt: '^Task C1 \\(continued\\):',
+  steps: [
+    { tool_use: [{ name: 'Write', input: { file_path: 'src/totals.txt', content: 'words: 42\n' } }] },
+    { text: 'Finished from the handoff.', structured: { task_result: { status: 'completed', summary: 'Wrote the totals from the handoff.', files_changed: ['src/totals.txt'] }, reflection: { what_worked: 'the handoff', what_didnt: 'nothing', confidence: 'high' }, suggested_learnings: [], follow_up: { needs_human: false } } },
+  ],
+};
+
+const HOOKS_SCENARIO = {
+  id: 'cc-team-hooks',
+  persona: '*',
+  situation: 'cc-team-hooks',
+  prompt: '^Task H1:',
+  steps: [
+    { tool_use: [{ name: 'Bash', input: { command: 'rm README.md', description: 'remove the readme' } }] },
+    { tool_use: [{ name: 'Bash', input: { command: 'ls src', description: 'list' } }] },
+    { text: 'Left the readme in place.', structured: { task_result: { status: 'completed', summary: 'Kept the readme.', files_changed: [] }, reflection: { what_worked: 'listening to the hook', what_didnt: 'rm', confidence: 'high' }, suggested_learnings: [], follow_up: { needs_human: false } } },
+  ],
+};
+
 beforeAll(async () => {
   const binary = findClaudeCli();
   if (binary === undefined) throw new Error('the @anthropic-ai/claude-code platform binary is not installed (npm ci)');
   root = await mkdtemp(join(tmpdir(), 'hs-claude-sessions-'));
+  const scenarios = join(root, 'scenarios');
+  await cp(join(repo, 'examples', 'scenarios', 'word-stats'), scenarios, { recursive: true });
+  await writeFile(join(scenarios, 'cc-team-hooks.yaml'), JSON.stringify(HOOKS_SCENARIO));
+  await writeFile(join(scenarios, 'cc-sandbox.yaml'), JSON.stringify(SANDBOX_SCENARIO));
+  await writeFile(join(scenarios, 'cc-handoff.yaml'), JSON.stringify(HANDOFF_SCENARIO));
+  await writeFile(join(scenarios, 'cc-handoff-next.yaml'), JSON.stringify(HANDOFF_NEXT_SCENARIO));
+  await mkdir(outsideDir, { recursive: true });
+  await writeFile(join(outsideDir, 'secret.txt'), 'OUTSIDE-SECRET');
+  await mkdir(join(root, 'agents', '.headspace'), { recursive: true });
+  await writeFile(join(root, 'agents', '.headspace', 'settings.json'), JSON.stringify(TEAM_HOOKS));
   ({ h, supervisor, store } = await startSessionsOnSimulator({
     name: 'claudecode',
     root,
-    scenarios: join(repo, 'examples', 'scenarios', 'word-stats'),
+    scenarios,
     // a small worst case per call: the governor lets a session with a few cents left start the CLI
     orchestratorEnv: { HS_CLAUDE_BINARY: binary, SESSION_MAX_OUTPUT_TOKENS: '256' },
   }));
@@ -58,6 +157,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
   if (root) await rm(root, { recursive: true, force: true });
+  await rm(outsideDir, { recursive: true, force: true });
 });
 
 async function wordStatsCheckout(): Promise<string> {
@@ -70,7 +170,7 @@ async function wordStatsCheckout(): Promise<string> {
   return dir;
 }
 
-async function runSession(sessionId = randomUUID()) {
+async function runSession(sessionId = randomUUID(), task = { prompt: 'Task T1: Add topWords(text, n) to src/word-stats.js: the n most frequent words, most frequent first.', situation: 'implement-task' }) {
   const workspace = await wordStatsCheckout();
   const start: SessionStart = {
     sessionId,
@@ -81,9 +181,9 @@ async function runSession(sessionId = randomUUID()) {
     effort: 'standard',
     runtime: 'claude-code',
     simulated: true,
-    prompt: 'Task T1: Add topWords(text, n) to src/word-stats.js: the n most frequent words, most frequent first.',
+    prompt: task.prompt,
     workspace,
-    situation: 'implement-task',
+    situation: task.situation,
   };
   const ended = supervisor.whenEnded(sessionId);
   await supervisor.start(start);
@@ -124,6 +224,67 @@ describe('Claude Code sessions (the real CLI against the simulator)', () => {
     expect(Number(spend.total.costMicros)).toBeGreaterThan(0);
     expect(of('session.started')[0]?.data).toMatchObject({ runtime: 'claude-code', simulated: true });
     expect(calls.some((c) => c.content.some((b) => b.type === 'text' && String(b.text).startsWith('[simulated]')))).toBe(true);
+  }, 240_000);
+
+  it('the team’s PreToolUse hook, run by Headspace’s hook endpoint, stops the CLI’s `rm` and the denial is in the session’s events', async () => {
+    const { outcome, workspace, of, end } = await runSession(randomUUID(), { prompt: 'Task H1: tidy the checkout', situation: 'cc-team-hooks' });
+    expect(await readFile(join(workspace, 'README.md'), 'utf8')).not.toBe('');
+    const tools = of('session.tool-called').map((e) => e.data);
+    const rm = tools.find((t) => t.tool === 'Bash' && t.isError);
+    // the engine's every PreToolUse outcome, the built-in guard's and the team's deny
+    expect(rm?.hooks).toContainEqual({ event: 'PreToolUse', decision: 'deny', reason: 'team rule: no rm here' });
+    expect(rm?.content).toContain('team rule: no rm here');
+    // the next Bash call ran, its hook decisions recorded too (no opinion from any hook)
+    const ls = tools.find((t) => t.tool === 'Bash' && !t.isError);
+    expect(ls?.hooks.length).toBeGreaterThan(0);
+    expect(ls?.hooks.map((d) => d.decision)).not.toContain('deny');
+    // a denied Bash is a blocking denial: the session does not report success
+    expect(outcome.exitReason).toBe('error');
+    expect(end?.error).toContain('team rule: no rm here');
+  }, 240_000);
+
+  it('the CLI runs in the session’s sandbox: its Bash sees no orchestrator environment, no file outside the worktree, no NATS or PostgreSQL', async () => {
+    const { outcome, workspace, of, end } = await runSession(randomUUID(), { prompt: 'Task S1: probe the sandbox', situation: 'cc-sandbox' });
+    expect(end?.error, JSON.stringify(end)).toBeUndefined();
+    expect(outcome.exitReason).toBe('completed');
+    const [environ, outside, network, write] = of('session.tool-called').map((e) => e.data).filter((t) => t.tool === 'Bash');
+    // every process's environment in there: the CLI's own and the sandbox's allow-list, none of the orchestrator's
+    expect(environ.content).toContain('END');
+    expect(environ.content).toContain('ANTHROPIC_BASE_URL');
+    for (const name of ['DATABASE_URL', 'NATS_URL', 'HS_AGENT_HOME', 'HS_WORKSPACES_DIR', 'NATS_CREDS']) expect(environ.content).not.toContain(name);
+    expect(outside).toMatchObject({ isError: true, content: expect.stringContaining('No such file or directory') });
+    expect(outside.content).not.toContain('OUTSIDE-SECRET');
+    expect(network.content).toContain('PROBED');
+    expect(network.content).not.toMatch(/NATS-REACHED|PG-REACHED/);
+    expect(network.content).toMatch(/Connection refused/);
+    // the worktree is writable, as the sandbox's user
+    expect(write).toMatchObject({ isError: false, content: expect.stringContaining('65534') });
+    expect(await readFile(join(workspace, 'src', 'made-inside.txt'), 'utf8')).toBe('made\n');
+  }, 240_000);
+
+  it('a session whose context fills hands off like a built-in one, and a fresh CLI session seeded with the handoff carries the task on', async () => {
+    const first = await runSession(randomUUID(), { prompt: 'Task C1: count the words of the corpus', situation: 'cc-handoff' });
+    expect(first.end?.error, JSON.stringify(first.of('session.model-called').map((e) => e.data.content))).toBeUndefined();
+    expect(first.outcome.exitReason).toBe('handoff');
+    expect(first.end?.summary).toMatch(/^Handed off at (8\d|9\d)% of the context window$/);
+    const handoff = first.of('session.handed-off')[0]?.data;
+    expect(handoff?.contextUsedPercent).toBeGreaterThanOrEqual(80);
+    expect(JSON.stringify(handoff?.handoff)).toContain('Write the totals to src/totals.txt');
+    // the slow Bash call was stopped: recorded as not returned, its file never written
+    expect(first.of('session.tool-called').map((e) => e.data)).toEqual([expect.objectContaining({ tool: 'Bash', isError: true })]);
+    await expect(readFile(join(first.workspace, 'src', 'late.txt'))).rejects.toThrow();
+    // the handoff request went to the same CLI conversation (--resume): its answer is the second model call
+    expect(first.of('session.model-called').map((e) => e.data.turn)).toEqual([1, 2]);
+    expect(first.of('session.reflected')).toEqual([]);
+
+    const document = renderHandoffMarkdown(handoff!.handoff as unknown as Parameters<typeof renderHandoffMarkdown>[0]);
+    const next = await runSession(randomUUID(), {
+      prompt: `Task C1 (continued): count the words of the corpus\n\n## Handoff From Your Previous Session\n\n${document}`,
+      situation: 'cc-handoff',
+    });
+    expect(next.end?.error, JSON.stringify(next.end)).toBeUndefined();
+    expect(next.outcome.exitReason).toBe('completed');
+    expect(await readFile(join(next.workspace, 'src', 'totals.txt'), 'utf8')).toBe('words: 42\n');
   }, 240_000);
 
   it('a session whose budget cannot pay for the run is stopped by the CLI’s --max-budget-usd, set from what the budget has left', async () => {

@@ -70,6 +70,7 @@ function scriptedBudget(decision: BudgetDecision) {
 const settings: ClaudeCodeSessionSettings = {
   binary: 'claude',
   env: {},
+  contextWindow: () => 200_000,
   role: 'Builds word-stats',
   learnings: '',
   tools: ['Read', 'Write', 'Edit', 'Bash'],

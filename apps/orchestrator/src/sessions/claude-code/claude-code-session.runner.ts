@@ -1,13 +1,15 @@
 import { Logger } from '@nestjs/common';
-import type { ClaudeCodeRun, ClaudeSpawnSpec, RunClaudeCodeOptions } from '@headspace/agent-runtime';
+import { assistantTexts, type ClaudeCodeRun, type ClaudePolicy, type ClaudeStreamMessage, type ClaudeSpawnSpec, type RunClaudeCodeOptions, type Sandbox } from '@headspace/agent-runtime';
 import { ConcurrencyError } from '@headspace/event-store';
 import { resolveModel } from '@headspace/llm';
 import { withSpan } from '@headspace/telemetry';
 import { SessionInterrupted, type SessionOutcome } from '../run-session/agent-session.runner';
 import type { BudgetDecision, BudgetPort } from '../run-session/session-ports';
+import type { OpenHookEndpoint } from '../hook-endpoint/claude-hook-endpoint.service';
 import type { SessionRecorder } from '../session-recorder';
+import { handoffPort } from '../ports/protocol-ports';
 import { claudeSessionIdOf } from './claude-binary';
-import { ClaudeStreamSteps, type StreamStep } from './claude-stream-steps';
+import { ClaudeStreamSteps, usageOf, type StreamStep } from './claude-stream-steps';
 
 /** What a Claude Code session runs with, besides its stream. */
 export interface ClaudeCodeSessionPorts {
@@ -15,6 +17,8 @@ export interface ClaudeCodeSessionPorts {
   clock: () => string;
   /** runClaudeCode of @headspace/agent-runtime; a spec may put a scripted CLI in its place. */
   runCli: (options: RunClaudeCodeOptions) => Promise<ClaudeCodeRun>;
+  /** The session's door into Headspace's hook engine for one CLI invocation (with the policy it decides by). */
+  openHooks?: (policy: ClaudePolicy, tools: readonly string[]) => Promise<OpenHookEndpoint>;
 }
 
 export interface ClaudeCodeSessionSettings {
@@ -31,6 +35,12 @@ export interface ClaudeCodeSessionSettings {
   /** The CLI's own `--max-budget-usd` when the governor names no limit. */
   fallbackBudgetUsd: number;
   timeoutMs?: number;
+  /** The share of the context window that makes the session hand off (as a built-in session's); none: never. */
+  handoffThreshold?: number;
+  /** The working context window of a model. */
+  contextWindow: (model: string) => number;
+  /** The session's sandbox around the CLI process (its install and home mounted), as the team's settings say. */
+  sandbox?: Sandbox;
 }
 
 const EFFORT = { quick: 'low', standard: 'medium', deep: 'high' } as const;
@@ -52,6 +62,8 @@ export class ClaudeCodeSessionRunner {
   private recording: Promise<void> = Promise.resolve();
   private failure?: unknown;
   private reservationId?: string;
+  /** The context's fill (percent) that stopped the CLI for a handoff. */
+  private handoffAt?: number;
 
   constructor(
     private readonly recorder: SessionRecorder,
@@ -71,14 +83,21 @@ export class ClaudeCodeSessionRunner {
     const state = this.recorder.state;
     if (state.status === 'ended') return this.outcome('completed', 'already ended');
     const started = state.started!;
+    const invoked = await this.invokeWithBudget(Math.ceil(started.prompt.length / 4));
+    if ('exitReason' in invoked) return invoked;
+    if (this.handoffAt !== undefined) return this.handOff(this.handoffAt);
+    return this.finish(invoked.run);
+  }
+
+  /**
+   * The governor's decision for the next invocation (recorded), then the CLI, its stream recorded
+   * as it comes; an outcome when the session ends here (a pause or stop, a failed recording).
+   */
+  private async invokeWithBudget(estimatedInputTokens: number, handoff?: { task: string }): Promise<{ run: ClaudeCodeRun } | SessionOutcome> {
+    const started = this.recorder.state.started!;
     const sessionId = this.recorder.sessionId;
-    const firstTurn = state.turns + 1;
-    const budget = await this.ports.budget.maySpend({
-      model: started.model,
-      estimatedInputTokens: Math.ceil(started.prompt.length / 4),
-      maxOutputTokens: this.settings.maxOutputTokens,
-      turn: firstTurn,
-    });
+    const firstTurn = this.recorder.state.turns + 1;
+    const budget = await this.ports.budget.maySpend({ model: started.model, estimatedInputTokens, maxOutputTokens: this.settings.maxOutputTokens, turn: firstTurn });
     await this.recorder.record({
       type: 'record-budget-decision',
       sessionId,
@@ -96,7 +115,7 @@ export class ClaudeCodeSessionRunner {
     const onAbort = () => abort.abort();
     this.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      run = await this.invoke(budget, firstTurn, abort);
+      run = await this.invoke(budget, firstTurn, abort, handoff);
     } finally {
       this.signal?.removeEventListener('abort', onAbort);
     }
@@ -104,15 +123,35 @@ export class ClaudeCodeSessionRunner {
     if (this.failure instanceof ConcurrencyError || this.failure instanceof SessionInterrupted || this.signal?.aborted) throw new SessionInterrupted();
     if (this.failure) return this.end('error', 'The session failed', (this.failure as Error).message);
     if (this.reservationId) await this.ports.budget.release({ reservationId: this.reservationId, turn: firstTurn, reason: 'the Claude Code run made no model call' }).catch(() => undefined);
-    return this.finish(run);
+    return { run };
   }
 
-  private invoke(budget: GoAhead, firstTurn: number, abort: AbortController): Promise<ClaudeCodeRun> {
+  /**
+   * The context filled (the CLI was stopped after that model call): the same CLI conversation is
+   * resumed with the handoff request of a built-in session, its answer validated and recorded as
+   * the session's handoff, and the session ends `handoff` — the run carries the task on in a fresh
+   * session seeded with the document (seed 000 §6.3), as for a built-in session.
+   */
+  private async handOff(usedPercent: number): Promise<SessionOutcome> {
+    const task = handoffPort.request(Math.round(usedPercent));
+    const invoked = await this.invokeWithBudget(Math.ceil(task.length / 4), { task });
+    if ('exitReason' in invoked) return invoked;
+    if (invoked.run.result.exitReason === 'cancelled') throw new SessionInterrupted();
+    const text = assistantTexts(invoked.run.messages).at(-1) ?? invoked.run.raw?.result ?? '';
+    const parsed = handoffPort.parse(text.replace(/^\[simulated\]\s*/, ''));
+    if (!parsed.ok) return this.end('error', 'The handoff document was invalid', parsed.error);
+    await this.recorder.record({ type: 'record-handoff', sessionId: this.recorder.sessionId, handoff: parsed.handoff, contextUsedPercent: Math.min(100, usedPercent), now: this.ports.clock() });
+    return this.end('handoff', `Handed off at ${Math.round(usedPercent)}% of the context window`);
+  }
+
+  private async invoke(budget: GoAhead, firstTurn: number, abort: AbortController, handoff?: { task: string }): Promise<ClaudeCodeRun> {
     const state = this.recorder.state;
     const started = state.started!;
     const model = resolveModel(budget.model);
     const resumed = state.turns > 0;
-    const steps = new ClaudeStreamSteps({ firstTurn, workspace: started.workspace, fallbackModel: model, openToolUses: state.pendingToolUses });
+    const policy: ClaudePolicy | undefined = started.workspace ? { checkoutRoot: started.workspace, ownedPaths: this.settings.owns } : undefined;
+    const hooks = policy && this.ports.openHooks ? await this.ports.openHooks(policy, this.settings.tools) : undefined;
+    const steps = new ClaudeStreamSteps({ firstTurn, workspace: started.workspace, fallbackModel: model, openToolUses: state.pendingToolUses, ...(hooks ? { hooksOf: hooks.hooksOf } : {}) });
     const spec: ClaudeSpawnSpec = {
       name: started.persona,
       role: this.settings.role,
@@ -121,11 +160,13 @@ export class ClaudeCodeSessionRunner {
       model,
       tools: this.settings.tools,
       budgetUsd: Math.max(0.01, budget.remainingUsd ?? this.settings.fallbackBudgetUsd),
-      task: resumed ? RESUME_PROMPT : started.prompt,
+      task: handoff?.task ?? (resumed ? RESUME_PROMPT : started.prompt),
       effort: EFFORT[budget.effort ?? started.effort],
-      maxTurns: Math.max(1, this.settings.maxTurns - state.turns),
+      // the handoff answer is one reply, markdown, not the reflection
+      maxTurns: handoff ? 1 : Math.max(1, this.settings.maxTurns - state.turns),
+      ...(handoff ? { structuredOutput: false } : {}),
       ...(resumed ? { resume: claudeSessionIdOf(started.sessionId) } : { sessionId: claudeSessionIdOf(started.sessionId) }),
-      ...(started.workspace ? { policy: { checkoutRoot: started.workspace, ownedPaths: this.settings.owns } } : {}),
+      ...(policy ? { policy } : {}),
     };
     const take = (list: StreamStep[]) => {
       for (const step of list) this.enqueue(step, abort);
@@ -138,13 +179,20 @@ export class ClaudeCodeSessionRunner {
         env: this.settings.env,
         inheritEnv: false,
         signal: abort.signal,
+        ...(hooks ? { hookEndpoint: hooks } : {}),
+        ...(this.settings.sandbox ? { sandbox: this.settings.sandbox } : {}),
         ...(this.settings.timeoutMs ? { timeoutMs: this.settings.timeoutMs } : {}),
-        onMessage: (m) => take(steps.push(m)),
+        onWarning: (message) => this.logger.warn(`session ${this.recorder.sessionId}: ${message}`),
+        onMessage: (m) => {
+          take(steps.push(m));
+          if (!handoff) this.watchContext(m, model, abort);
+        },
       })
       .then((run) => {
         take(steps.finish());
         return run;
-      });
+      })
+      .finally(() => hooks?.close());
   }
 
   /** Steps are appended one after another in stream order; the first failure stops the CLI. */
@@ -174,6 +222,23 @@ export class ClaudeCodeSessionRunner {
     const reservationId = this.reservationId;
     this.reservationId = undefined;
     await this.ports.budget.recordUsage({ ...(reservationId ? { reservationId } : {}), model: step.model, usage: step.usage, turn: step.turn });
+  }
+
+  /**
+   * A main-agent message asking for a tool with a context past the threshold stops the CLI at once
+   * (before the tool runs), for the handoff. The CLI prints a message's usage with its first line.
+   */
+  private watchContext(m: ClaudeStreamMessage, fallbackModel: string, abort: AbortController): void {
+    const threshold = this.settings.handoffThreshold;
+    if (threshold === undefined || this.handoffAt !== undefined || m.type !== 'assistant' || m.parent_tool_use_id) return;
+    const message = (m as { message?: { content?: unknown; usage?: Record<string, unknown>; model?: unknown } }).message;
+    if (!Array.isArray(message?.content) || !message.content.some((b: { type?: unknown; name?: unknown }) => b.type === 'tool_use' && b.name !== 'StructuredOutput')) return;
+    const u = usageOf(message.usage);
+    const model = typeof message.model === 'string' && message.model !== '' ? message.model : fallbackModel;
+    const used = (u.inputTokens + u.cacheReadTokens + u.cacheWrite5mTokens + u.cacheWrite1hTokens) / this.settings.contextWindow(model);
+    if (used < threshold) return;
+    this.handoffAt = used * 100;
+    abort.abort();
   }
 
   private async finish(run: ClaudeCodeRun): Promise<SessionOutcome> {

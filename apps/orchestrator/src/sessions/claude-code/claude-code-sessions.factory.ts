@@ -1,16 +1,23 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { LearningsStore, runClaudeCode } from '@headspace/agent-runtime';
+import { LearningsStore, runClaudeCode, toolCallPolicyOf, type ClaudePolicy, type Sandbox } from '@headspace/agent-runtime';
 import { ErrorCodes, exportManifest, HeadspaceError, type EventData, type sessionStarted } from '@headspace/contracts';
+import { contextWindowFor, workingWindowFor } from '@headspace/llm';
 import { request } from '@headspace/messaging';
-import { APP_CONFIG, NATS_CONNECTION } from '@headspace/platform';
+import { EventStore } from '@headspace/event-store';
+import { APP_CONFIG, ErrorReporter, NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import type { AppConfig } from '../../config';
+import { HookFailureReporter } from '../hook-failures/hook-failure-reporter';
+import { ClaudeHookEndpointService } from '../hook-endpoint/claude-hook-endpoint.service';
 import { GovernorBudgetPort } from '../ports/governor-budget.adapter';
 import { LlmBackendProvider } from '../ports/llm-backend.provider';
+import { handoffThresholdOf } from '../ports/handoff-threshold';
+import { createSessionHookEngine } from '../ports/session-hook-engine';
 import { sessionPolicy } from '../ports/session-policy';
 import type { SessionOutcome } from '../run-session/agent-session.runner';
+import { SessionSandbox } from '../sandbox/session-sandbox.service';
 import type { SessionRecorder } from '../session-recorder';
 import { resolveClaudeBinary } from './claude-binary';
 import { ClaudeCodeSessionRunner } from './claude-code-session.runner';
@@ -19,6 +26,15 @@ type Started = EventData<typeof sessionStarted>;
 
 /** Every tool a builder's CLI session gets when neither its start nor its manifest entry names them. */
 const BUILDER_TOOLS = ['Read', 'Write', 'Edit', 'MultiEdit', 'Glob', 'Grep', 'Bash'];
+
+/** The CLI's own window: 200K tokens unless the model is named with its `[1m]` suffix (it compacts past that). */
+const cliContextWindow = (model: string) => (/\[1m\]$/i.test(model) ? 1_000_000 : 200_000);
+
+/** The session's sandbox with what the CLI itself needs: its install read-only, its home writable. */
+function cliSandbox(sandbox: Sandbox, binary: string, home: string): Sandbox {
+  const install = isAbsolute(binary) ? [dirname(binary)] : [];
+  return { ...sandbox, policy: { ...sandbox.policy, readOnlyPaths: [...(sandbox.policy.readOnlyPaths ?? []), ...install], writablePaths: [...(sandbox.policy.writablePaths ?? []), home] } };
+}
 
 /** Makes the runner of a `claude-code` session (SessionSupervisor picks it by the session's runtime). */
 export interface ClaudeCodeSessions {
@@ -37,19 +53,26 @@ export const CLAUDE_CODE_SESSIONS = Symbol('CLAUDE_CODE_SESSIONS');
 export class DefaultClaudeCodeSessions implements ClaudeCodeSessions {
   private readonly learnings: LearningsStore;
   private readonly binary: string;
+  private readonly hookFailures: HookFailureReporter;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     private readonly llm: LlmBackendProvider,
+    private readonly sandboxes: SessionSandbox,
+    private readonly hookEndpoint: ClaudeHookEndpointService,
+    reporter: ErrorReporter,
+    store: EventStore,
   ) {
+    this.hookFailures = new HookFailureReporter(reporter, store);
     this.learnings = new LearningsStore({ home: config.HS_AGENT_HOME });
     this.binary = resolveClaudeBinary(config.HS_CLAUDE_BINARY);
   }
 
   async runner(recorder: SessionRecorder, signal: AbortSignal): Promise<ClaudeCodeSessionRunner> {
     const started = recorder.state.started!;
-    const home = join(this.config.HS_AGENT_HOME, 'claude-code-home');
+    // One home per session: its conversation persists there for --resume, out of other sessions' reach.
+    const home = join(this.config.HS_AGENT_HOME, 'claude-code-home', started.sessionId.replace(/[^\w.-]/g, '_'));
     const [open, member, learnings] = await Promise.all([
       this.llm.get(),
       this.manifestMember(started),
@@ -58,6 +81,11 @@ export class DefaultClaudeCodeSessions implements ClaudeCodeSessions {
       started.workspace ? mkdir(started.workspace, { recursive: true }) : undefined,
     ]);
     const policy = sessionPolicy(started, member);
+    // The team's hooks, as a built-in session's: command hooks in the session's sandbox (SANDBOX.UNAVAILABLE: no session).
+    const sandbox = started.workspace ? await this.sandboxes.forSession(started, started.workspace) : undefined;
+    const engine = await createSessionHookEngine(this.config, started, this.hookFailures, sandbox);
+    const hookSession = { sessionId: started.sessionId, cwd: started.workspace ?? process.cwd(), agentId: started.persona, persona: started.persona, model: started.model };
+    const openHooks = (p: ClaudePolicy, tools: readonly string[]) => this.hookEndpoint.open({ engine, session: hookSession, policy: toolCallPolicyOf(p, tools) });
     const budget = new GovernorBudgetPort(
       this.nc,
       { sessionId: started.sessionId, persona: started.persona, team: started.team, project: started.runId ?? started.team, surface: 'api', ...(started.taskId ? { taskId: started.taskId } : {}) },
@@ -65,7 +93,7 @@ export class DefaultClaudeCodeSessions implements ClaudeCodeSessions {
     );
     return new ClaudeCodeSessionRunner(
       recorder,
-      { budget, clock: () => new Date().toISOString(), runCli: runClaudeCode },
+      { budget, clock: () => new Date().toISOString(), runCli: runClaudeCode, openHooks },
       {
         binary: this.binary,
         env: {
@@ -88,6 +116,9 @@ export class DefaultClaudeCodeSessions implements ClaudeCodeSessions {
         maxTurns: this.config.SESSION_MAX_TURNS,
         maxOutputTokens: this.config.SESSION_MAX_OUTPUT_TOKENS,
         fallbackBudgetUsd: member?.budget ?? this.config.HS_CLAUDE_MAX_BUDGET_USD,
+        handoffThreshold: handoffThresholdOf(this.config),
+        contextWindow: (model) => Math.min(workingWindowFor(model, contextWindowFor(model), this.llm.priceTable()), cliContextWindow(model)),
+        ...(sandbox ? { sandbox: cliSandbox(sandbox, this.binary, home) } : {}),
       },
       signal,
     );

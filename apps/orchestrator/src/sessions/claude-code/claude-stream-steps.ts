@@ -21,6 +21,7 @@ const WRITE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
 /** How a call stopped by the CLI's permissions, Headspace's hook bridge, another PreToolUse hook, or a missing tool reads. */
 const DENIED = /^(?:<tool_use_error>)?Headspace policy:|has been denied|permission.*denied|hook.*(?:denied|blocked)|blocked by .*hook|No such tool available/i;
 const MAX_CONTENT = 200_000;
+const SYNTHETIC_MODEL = '<synthetic>';
 
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.round(v) : 0);
 
@@ -88,7 +89,14 @@ export class ClaudeStreamSteps {
   private readonly early = new Map<string, Record<string, unknown>>();
 
   constructor(
-    private readonly options: { firstTurn: number; workspace?: string; fallbackModel: string; openToolUses?: Record<string, string> },
+    private readonly options: {
+      firstTurn: number;
+      workspace?: string;
+      fallbackModel: string;
+      openToolUses?: Record<string, string>;
+      /** What Headspace's hook endpoint decided on a call, when it heard of it. */
+      hooksOf?: (toolUseId: string) => Array<{ event: string; decision: string; reason?: string }>;
+    },
   ) {
     this.turn = options.firstTurn - 1;
     for (const [id, tool] of Object.entries(options.openToolUses ?? {})) this.pending.set(id, { tool, turn: this.turn });
@@ -110,6 +118,8 @@ export class ClaudeStreamSteps {
 
   private assistant(m: Extract<ClaudeStreamMessage, { type: 'assistant' }>): StreamStep[] {
     const message = m.message ?? { content: [] };
+    // The CLI's own stand-in for a reply it never got (an interrupted or failed call): no model call, nothing to settle.
+    if (message.model === SYNTHETIC_MODEL) return [];
     const id = typeof message.id === 'string' ? message.id : `line-${this.turn + 1}`;
     const out = this.open && this.open.id !== id ? this.flush() : [];
     this.open ??= { id, model: typeof message.model === 'string' && message.model !== '' ? message.model : this.options.fallbackModel, content: [] };
@@ -190,8 +200,15 @@ export class ClaudeStreamSteps {
       isError,
       content,
       filesModified: !isError && WRITE_TOOLS.has(call.tool) ? this.fileOf(call.input) : [],
-      hooks: denied ? [{ event: 'PreToolUse', decision: 'deny', reason: content.replace(/<\/?tool_use_error>/g, '').trim().slice(0, 2_000) }] : [],
+      hooks: this.hooksOf(id, denied, content),
     };
+  }
+
+  /** The endpoint's decisions on the call; else a denial read off the CLI's error text. */
+  private hooksOf(id: string, denied: boolean, content: string): Array<{ event: string; decision: string; reason?: string }> {
+    const heard = this.options.hooksOf?.(id) ?? [];
+    if (heard.length > 0) return heard.slice(0, 50);
+    return denied ? [{ event: 'PreToolUse', decision: 'deny', reason: content.replace(/<\/?tool_use_error>/g, '').trim().slice(0, 2_000) }] : [];
   }
 
   /** The written file, relative to the workspace (a path outside it is kept absolute). */

@@ -116,3 +116,23 @@ describe('the CLI session id of a Headspace session', () => {
     expect(claudeSessionIdOf('run-1.task.T1.a2')).not.toBe(id);
   });
 });
+
+describe('ClaudeStreamSteps, the CLI’s own messages and Headspace’s hooks', () => {
+  const assistant = (model: string, id: string, text: string): ClaudeStreamMessage =>
+    ({ type: 'assistant', parent_tool_use_id: null, message: { id, model, content: [{ type: 'text', text }], usage: { input_tokens: 10, output_tokens: 1 } } }) as unknown as ClaudeStreamMessage;
+
+  it('given a `<synthetic>` message (the CLI’s stand-in for a reply it never got), then no model call is recorded for it', () => {
+    const steps = stepsOf([assistant('claude-sonnet-4-6', 'm1', 'hello'), assistant('<synthetic>', 'm2', 'API Error: interrupted')]);
+    expect(steps.filter((s) => s.kind === 'model-call').map((s) => (s as { model: string }).model)).toEqual(['claude-sonnet-4-6']);
+  });
+
+  it('given the hook endpoint’s decisions on a call, then they are the call’s hooks (not a guess from the error text)', () => {
+    const lines = [
+      { type: 'assistant', parent_tool_use_id: null, message: { id: 'm1', model: 'claude-sonnet-4-6', content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'rm x' } }], usage: { input_tokens: 10, output_tokens: 1 } } },
+      { type: 'user', parent_tool_use_id: null, message: { content: [{ type: 'tool_result', tool_use_id: 't1', is_error: true, content: 'PreToolUse:Bash hook error: no rm' }] } },
+    ] as unknown as ClaudeStreamMessage[];
+    const decisions = [{ event: 'PreToolUse', decision: 'noop' }, { event: 'PreToolUse', decision: 'deny', reason: 'no rm' }];
+    const call = stepsOf(lines, { hooksOf: (id) => (id === 't1' ? decisions : []) }).find((s) => s.kind === 'tool-call');
+    expect(call).toMatchObject({ toolUseId: 't1', isError: true, hooks: decisions });
+  });
+});
