@@ -27,6 +27,8 @@ export const configSchema = baseConfigSchema.extend({
     .string()
     .default('')
     .transform((v) => new Set(v.split(',').map((s) => s.trim()).filter(Boolean))),
+  /** Days before a priced model's `retiresOn` that routing answers, the prices query and the log warn about it. */
+  HS_MODEL_RETIREMENT_WARN_DAYS: z.coerce.number({ error: 'must be a whole number of days' }).int().min(0).max(3_650).default(60),
   /** Quota alert level (seed 003 Req 15.3: 80%). */
   HS_QUOTA_ALERT_PERCENT: z.coerce.number({ error: 'must be a whole percentage' }).int().min(1).max(100).default(80),
 });

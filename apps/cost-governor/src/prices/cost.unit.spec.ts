@@ -15,15 +15,27 @@ const m = book.table.multipliers;
 const call = { inputTokens: 10_000, outputTokens: 2_000, cacheWrite5mTokens: 4_000, cacheWrite1hTokens: 1_000, cacheReadTokens: 20_000 };
 
 const handComputed: Array<[model: string, standardMicros: bigint, batchMicros: bigint]> = [
+  // Fable 5.1 / Mythos 5.1 read the cache at 0.025·in: 17,000·10 + 20,000·0.25 + 2,000·50
+  ['claude-fable-5-1', 275_000n, 137_500n],
+  ['claude-mythos-5-1', 275_000n, 137_500n],
+  ['claude-fable-5', 290_000n, 145_000n], // 19,000·10 + 2,000·50
+  ['claude-mythos-5', 290_000n, 145_000n],
+  ['claude-opus-5-5', 112_000n, 56_000n], // cache reads at 0.05·in: 17,000·4 + 20,000·0.2 + 2,000·20
+  ['claude-opus-5', 145_000n, 72_500n],
+  ['claude-opus-4-8', 145_000n, 72_500n],
+  ['claude-opus-4-7', 145_000n, 72_500n],
   ['claude-opus-4-6', 145_000n, 72_500n], // 19,000·5 + 2,000·25
   ['claude-opus-4-5-20251101', 145_000n, 72_500n],
   ['claude-opus-4-1-20250805', 435_000n, 217_500n], // 19,000·15 + 2,000·75
   ['claude-opus-4-20250514', 435_000n, 217_500n],
+  ['claude-sonnet-5-5', 58_000n, 29_000n], // 19,000·2 + 2,000·10
+  ['claude-sonnet-5', 58_000n, 29_000n],
   ['claude-sonnet-4-6', 87_000n, 43_500n], // 19,000·3 + 2,000·15
   ['claude-sonnet-4-5-20250929', 87_000n, 43_500n],
   ['claude-sonnet-4-20250514', 87_000n, 43_500n],
   ['claude-3-7-sonnet-20250219', 87_000n, 43_500n],
   ['claude-3-5-sonnet-20241022', 87_000n, 43_500n],
+  ['claude-haiku-5-5', 2_900n, 1_450n], // 19,000·0.1 + 2,000·0.5 (35,000 input tokens: the low band)
   ['claude-haiku-4-5-20251001', 29_000n, 14_500n], // 19,000·1 + 2,000·5
   ['claude-3-5-haiku-20241022', 23_200n, 11_600n], // 19,000·0.8 + 2,000·4
 ];
@@ -56,6 +68,15 @@ describe('cost formula', () => {
     expect(costOf(book.resolve('sonnet'), m, atThreshold, false)).toEqual({ micros: 600_000n, longContext: false });
     const big = { ...atThreshold, inputTokens: 300_000 };
     expect(costOf(book.resolve('haiku'), m, big, false)).toEqual({ micros: 300_000n, longContext: false });
+  });
+
+  it('bills every token of a Haiku 5.5 call whose prompt is over 100,000 tokens at the upper band', () => {
+    const haiku55 = book.resolve('claude-haiku-5-5');
+    // 60,000·0.5 + 40,000·0.625 + 10,000·1 + 20,000·0.05 + 1,000·2.5 = 68,500 µ$
+    const over = { inputTokens: 60_000, outputTokens: 1_000, cacheWrite5mTokens: 40_000, cacheWrite1hTokens: 10_000, cacheReadTokens: 20_000 };
+    expect(costOf(haiku55, m, over, false)).toEqual({ micros: 68_500n, longContext: true });
+    const atStep = { inputTokens: 100_000, outputTokens: 0, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0, cacheReadTokens: 0 };
+    expect(costOf(haiku55, m, atStep, false)).toEqual({ micros: 10_000n, longContext: false });
   });
 
   it('rounds once per call, half up, on exact integer sub-micro-dollar amounts', () => {

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { ErrorCodes, HeadspaceError, type EventData, type EventMetadata, type priceTablePublished, type PriceTable } from '@headspace/contracts';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { ErrorCodes, HeadspaceError, type EventData, type EventMetadata, type ModelRetirementWarning, type priceTablePublished, type PriceTable } from '@headspace/contracts';
 import { EventStore, type RecordedEvent } from '@headspace/event-store';
 import { APP_CONFIG } from '@headspace/platform';
+import { DEFAULT_RETIREMENT_WARNING_DAYS, RetirementLog, retirementWarning, retirementWarnings } from './model-retirement';
 import { parsePriceTable, PriceBook } from './price-book';
 
 /** The shipped price table (apps/cost-governor/config/prices.yaml, from src or dist alike). */
@@ -24,11 +25,27 @@ export class PriceCatalog implements OnModuleInit {
   private book?: PriceBook;
   private streamVersion = 0n;
   private refreshing?: Promise<void>;
+  private readonly retirementLog = new RetirementLog((line) => new Logger('PriceCatalog').warn(line));
 
   constructor(
     private readonly store: EventStore,
-    @Inject(APP_CONFIG) private readonly config: { HS_PRICES_FILE?: string },
+    @Inject(APP_CONFIG) private readonly config: { HS_PRICES_FILE?: string; HS_MODEL_RETIREMENT_WARN_DAYS?: number },
   ) {}
+
+  /** Days before a model's `retiresOn` its use is warned about. */
+  get retirementWarningDays(): number {
+    return this.config.HS_MODEL_RETIREMENT_WARN_DAYS ?? DEFAULT_RETIREMENT_WARNING_DAYS;
+  }
+
+  /** The table's models retired or retiring within the warning window on `at`. */
+  retirementWarnings(at: Date = new Date()): ModelRetirementWarning[] {
+    return retirementWarnings(this.current().table, at, this.retirementWarningDays);
+  }
+
+  /** Logs (once per model and process) that `model`, about to be used, is retired or retiring. */
+  noteUse(book: PriceBook, model: string, at: Date = new Date()): void {
+    this.retirementLog.note(retirementWarning(book.resolve(model, at), at, this.retirementWarningDays));
+  }
 
   async onModuleInit(): Promise<void> {
     const file = this.config.HS_PRICES_FILE ?? DEFAULT_PRICES_FILE;
@@ -37,6 +54,7 @@ export class PriceCatalog implements OnModuleInit {
     if (!this.book || this.book.version < table.version) {
       await this.publish(table, 'file', 'system:price-file', `price-file:v${table.version}`, {});
     }
+    for (const warning of this.retirementWarnings()) this.retirementLog.note(warning);
   }
 
   /**

@@ -1,4 +1,5 @@
 import { THINKING_BUDGET_TOKENS, type BudgetPressure, type EffortLevel, type ModelTier, type RoutingDecision, type TaskSignals } from '@headspace/contracts';
+import { DEFAULT_RETIREMENT_WARNING_DAYS, retirementWarning } from '../prices/model-retirement';
 import type { PriceBook } from '../prices/price-book';
 
 const TIERS: ModelTier[] = ['haiku', 'sonnet', 'opus'];
@@ -46,6 +47,8 @@ export interface RouteInput {
   pressure: BudgetPressure;
   /** Models configured to run in Fast Mode (HS_FAST_MODE_MODELS, e.g. claude-opus-4-6). */
   fastModels?: ReadonlySet<string>;
+  /** A model retired or retiring within this many days adds a warning to the reasons (HS_MODEL_RETIREMENT_WARN_DAYS). */
+  retirementWarningDays?: number;
 }
 
 const PRESSURE_REASON: Record<BudgetPressure, string> = {
@@ -100,5 +103,7 @@ export function routeModel(input: RouteInput, prices: PriceBook, at: Date = new 
   if (batch) reasons.push('non-interactive → Batch API (50%)');
   const speed = input.fastModels?.has(model) ? 'fast' : 'standard';
   if (speed === 'fast') reasons.push(`Fast Mode configured for ${model}`);
+  const retiring = retirementWarning(prices.resolve(model, at), at, input.retirementWarningDays ?? DEFAULT_RETIREMENT_WARNING_DAYS);
+  if (retiring) reasons.push(`warning: ${retiring.message}`);
   return { model, tier, batch, effort, thinkingBudgetTokens: THINKING_BUDGET_TOKENS[effort], speed, reasons };
 }

@@ -76,6 +76,22 @@ describe('routing and effort', () => {
     expect(decision.model).toBe('claude-opus-4-1-20250805');
   });
 
+  it('routes explicit 5-generation ids from the SDK (Fable in the top tier) without a warning', () => {
+    for (const [model, tier] of [['claude-fable-5-1', 'opus'], ['claude-opus-5-5', 'opus'], ['claude-sonnet-5-5', 'sonnet'], ['claude-haiku-5-5', 'haiku']] as const) {
+      const decision = routeModel({ signals: signals({}), model, interactive: true, pressure: 'normal' }, book, new Date('2026-11-26T12:00:00Z'));
+      expect({ model: decision.model, tier: decision.tier, warned: decision.reasons.some((r) => r.startsWith('warning:')) }).toEqual({ model, tier, warned: false });
+    }
+  });
+
+  it('warns in the reasons when the model that will run retires within the warning window', () => {
+    const route = (at: string, retirementWarningDays?: number) =>
+      routeModel({ signals: signals({}), model: 'claude-sonnet-4-5', interactive: true, pressure: 'normal', retirementWarningDays }, book, new Date(`${at}T12:00:00Z`)).reasons;
+    expect(route('2026-11-26')).toContain('warning: claude-sonnet-4-5-20250929 retires on 2026-11-30 (in 4 days): move to a current model');
+    expect(route('2026-12-01')).toContain('warning: claude-sonnet-4-5-20250929 was retired on 2026-11-30: requests to it fail');
+    expect(route('2026-09-01').some((r) => r.startsWith('warning:'))).toBe(false); // 90 days out, default window 60
+    expect(route('2026-09-01', 90)).toContain('warning: claude-sonnet-4-5-20250929 retires on 2026-11-30 (in 90 days): move to a current model');
+  });
+
   it('refuses an unknown explicit model', () => {
     expect(() => routeModel({ signals: signals({}), model: 'claude-nope', interactive: true, pressure: 'normal' }, book)).toThrow(/No price for model "claude-nope"/);
   });

@@ -24,6 +24,7 @@ const times = (rate: bigint, multiplier: number) => BigInt(Math.round(Number(rat
 /**
  * The price of one call, seed 003 Req 4.6 with the cache and batch terms:
  *   input×in + cacheWrite5m×1.25in + cacheWrite1h×2in + cacheRead×0.1in + output×out, ×0.5 on Batch,
+ * (a model's own `cacheReadMultiplier` replaces the 0.1),
  * where `input` excludes cached tokens and a long-context row replaces both rates for the whole call
  * once input + cache writes + cache reads exceed its threshold. Thinking tokens are inside output.
  * Exact integer arithmetic: tokens × micro-dollars-per-MTok is in pico-dollars; one rounding at the end.
@@ -39,7 +40,7 @@ export function costOf(price: ModelPrice, multipliers: PriceTable['multipliers']
     BigInt(tokens.inputTokens) * inRate +
     BigInt(tokens.cacheWrite5mTokens) * times(inRate, multipliers.cacheWrite5m) +
     BigInt(tokens.cacheWrite1hTokens) * times(inRate, multipliers.cacheWrite1h) +
-    BigInt(tokens.cacheReadTokens) * times(inRate, multipliers.cacheRead) +
+    BigInt(tokens.cacheReadTokens) * times(inRate, price.cacheReadMultiplier ?? multipliers.cacheRead) +
     BigInt(tokens.outputTokens) * outRate;
   const factor = batch ? scaled(multipliers.batch) : BigInt(PER_MILLION);
   const scaledPico = pico * factor; // pico-dollars × 1e6

@@ -5,6 +5,10 @@ export const modelTiers = ['haiku', 'sonnet', 'opus'] as const;
 export const modelTierSchema = z.enum(modelTiers);
 export type ModelTier = z.output<typeof modelTierSchema>;
 
+export const modelThinkingModes = ['extended', 'adaptive', 'adaptive-always-on'] as const;
+export const modelThinkingSchema = z.enum(modelThinkingModes);
+export type ModelThinking = z.output<typeof modelThinkingSchema>;
+
 /** USD per million tokens: a non-negative number with at most 6 decimals. */
 const perMTok = z.number().nonnegative().refine((n) => Math.abs(n * 1e6 - Math.round(n * 1e6)) < 1e-6, 'at most 6 decimals');
 
@@ -22,6 +26,19 @@ export const modelPriceSchema = z.object({
   longContext: z
     .object({ thresholdInputTokens: z.number().int().positive(), inputPerMTok: perMTok, outputPerMTok: perMTok })
     .optional(),
+  /** Cache reads as a multiple of this model's input rate, where it differs from the table's (Fable 5.1: 0.025). */
+  cacheReadMultiplier: z.number().positive().max(10).optional(),
+  /** Tokens the model reads per request; sessions hand off within it (and under the long-context step). */
+  contextWindow: z.number().int().positive().optional(),
+  maxOutputTokens: z.number().int().positive().optional(),
+  /**
+   * How the model thinks: `extended` takes a token budget (`thinking.type: enabled`); `adaptive` decides
+   * itself and takes an effort level (a budget is deprecated or refused); `adaptive-always-on` cannot
+   * have thinking disabled.
+   */
+  thinking: modelThinkingSchema.optional(),
+  /** The day (UTC) Anthropic retires the model: requests fail from then on. Warned about before. */
+  retiresOn: z.iso.date().optional(),
 });
 export type ModelPrice = z.output<typeof modelPriceSchema>;
 
@@ -79,9 +96,19 @@ export const updatePrices = defineCommand({
   response: z.object({ version: z.number().int(), streamVersion: z.string() }),
 });
 
+/** A priced model at or within the warning window of its retirement date. */
+export const modelRetirementWarningSchema = z.object({
+  model: z.string(),
+  retiresOn: z.iso.date(),
+  /** Negative once retired. */
+  daysLeft: z.number().int(),
+  message: z.string(),
+});
+export type ModelRetirementWarning = z.output<typeof modelRetirementWarningSchema>;
+
 export const getPrices = defineQuery({
   service: 'cost-governor',
   name: 'prices.get',
   request: z.object({}).default({}),
-  response: z.object({ table: priceTableSchema }),
+  response: z.object({ table: priceTableSchema, warnings: z.array(modelRetirementWarningSchema).default([]) }),
 });

@@ -36,6 +36,15 @@ export function thinkingModeFor(model: string): ThinkingMode {
   return /^claude-(opus|sonnet|haiku|fable|mythos)-(4-[6-9]|[5-9])/.test(model) || model === 'claude-mythos-preview' ? 'adaptive' : 'budget';
 }
 
+/**
+ * Adaptive models where a manual budget is only deprecated (the SDK warns on it): Claude 4.6 and
+ * Mythos Preview. From Opus 4.7 and Sonnet 5 on, the API answers 400 to `thinking.type: enabled`.
+ */
+const BUDGET_DEPRECATED_ONLY = /^claude-(opus|sonnet)-4-6(-|$)|^claude-mythos-preview$/;
+export function refusesThinkingBudget(model: string): boolean {
+  return thinkingModeFor(model) === 'adaptive' && !BUDGET_DEPRECATED_ONLY.test(model);
+}
+
 /** Seed 003 Req 12's levels on adaptive models, where a token budget cannot be set. */
 export const ADAPTIVE_EFFORT: Readonly<Record<EffortLevel, 'low' | 'medium' | 'high'>> = { quick: 'low', standard: 'medium', deep: 'high' };
 

@@ -6,3 +6,4 @@ export * from './errors';
 export * from './client';
 export * from './pricing';
 export * from './price-table-cache';
+export * from './sdk-models';

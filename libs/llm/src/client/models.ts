@@ -19,11 +19,12 @@ export interface ModelInfo {
  * `claude-sonnet-4-5…` id still passes through. Change a model here and nowhere else (agent
  * definitions resolve through it; the cost governor's price table carries the same aliases as data
  * and decides the model a governed call runs on, so moving an alias also needs a new price table
- * version, see the cost governor's README).
+ * version, see the cost governor's README). Windows and output limits are the official model pages';
+ * the cost governor's price table carries them for every other model the SDK names.
  */
 export const MODEL_TABLE: Readonly<Record<Exclude<ModelAlias, 'inherit'>, ModelInfo>> = {
   opus: { id: 'claude-opus-4-6', family: 'opus', contextWindow: 1_000_000, maxOutputTokens: 128_000 },
-  sonnet: { id: 'claude-sonnet-4-6', family: 'sonnet', contextWindow: 1_000_000, maxOutputTokens: 64_000 },
+  sonnet: { id: 'claude-sonnet-4-6', family: 'sonnet', contextWindow: 1_000_000, maxOutputTokens: 128_000 },
   haiku: { id: 'claude-haiku-4-5-20251001', family: 'haiku', contextWindow: 200_000, maxOutputTokens: 64_000 },
 };
 

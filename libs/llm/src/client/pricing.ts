@@ -30,12 +30,14 @@ export function usageCostUsd(table: PriceTable, model: string, usage: LlmUsage, 
 }
 
 /**
- * The context a session should work in on `model`: the model's window, capped at the table's
- * long-context price step (seed 003 Req 2.5: past it every token of a request costs the higher
- * rate, so a session on a 1M-window model hands off as if its window were the step). Without a
- * table, or for a model it does not price, the model's window.
+ * The context a session should work in on `model`: the model's window (the table's `contextWindow`
+ * for it, else `window`), capped at the table's long-context price step (seed 003 Req 2.5: past it
+ * every token of a request costs the higher rate, so a session on a 1M-window model hands off as if
+ * its window were the step). Without a table, or for a model it does not price, `window`.
  */
 export function workingWindowFor(model: string, window: number, table: PriceTable | undefined, at: Date = new Date()): number {
-  const step = table ? priceRowFor(table, model, at)?.longContext?.thresholdInputTokens : undefined;
-  return step === undefined ? window : Math.min(window, step);
+  const row = table ? priceRowFor(table, model, at) : undefined;
+  const modelWindow = row?.contextWindow ?? window;
+  const step = row?.longContext?.thresholdInputTokens;
+  return step === undefined ? modelWindow : Math.min(modelWindow, step);
 }

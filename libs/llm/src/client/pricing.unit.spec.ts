@@ -56,4 +56,17 @@ describe('workingWindowFor', () => {
   it('keeps a window already below the step', () => {
     expect(workingWindowFor('claude-opus-4-6', 150_000, table)).toBe(150_000);
   });
+
+  it('takes the window from the model’s row when the table carries one, then caps it at the row’s step', () => {
+    const withWindows: PriceTable = {
+      ...table,
+      models: [
+        { id: 'claude-opus-5', tier: 'opus', aliases: [], effectiveFrom: '2026-07-24', inputPerMTok: 5, outputPerMTok: 25, contextWindow: 1_000_000 },
+        { id: 'claude-haiku-5-5', tier: 'haiku', aliases: [], effectiveFrom: '2026-10-07', inputPerMTok: 0.1, outputPerMTok: 0.5, contextWindow: 1_000_000, longContext: { thresholdInputTokens: 100_000, inputPerMTok: 0.5, outputPerMTok: 2.5 } },
+      ],
+    };
+    // The caller's fallback (200K for a model libs/llm does not know) gives way to the row's 1M.
+    expect(workingWindowFor('claude-opus-5', 200_000, withWindows)).toBe(1_000_000);
+    expect(workingWindowFor('claude-haiku-5-5', 200_000, withWindows)).toBe(100_000);
+  });
 });

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { refusesThinkingBudget } from '../client/effort';
 
 /**
  * The subset of the Messages API request the simulator understands, validated like the real API
@@ -46,6 +47,13 @@ export const messagesRequestSchema = z
     metadata: z.looseObject({ user_id: z.string().nullable().optional() }).optional(),
   })
   .superRefine((req, ctx) => {
+    if (req.thinking?.type === 'enabled' && refusesThinkingBudget(req.model)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['thinking', 'type'],
+        message: `\`thinking.type: enabled\` is not supported on ${req.model}: use \`thinking.type: adaptive\` with \`output_config.effort\``,
+      });
+    }
     if (req.thinking?.type === 'enabled' && req.thinking.budget_tokens >= req.max_tokens) {
       ctx.addIssue({
         code: 'custom',

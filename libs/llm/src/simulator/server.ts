@@ -20,6 +20,7 @@ import {
   messagesRequestSchema,
   requestSegments,
   sha256,
+  type MessagesRequest,
 } from './request';
 import type { Scenario } from './scenario';
 
@@ -56,6 +57,8 @@ export class SimulatorHandler {
   private readonly attempts = new Map<string, number>();
   private readonly faults: ScriptedFault[] = [];
   private requestCounter = 0;
+  /** The last valid POST /v1/messages body, as the simulator read it (for specs about what a client sends). */
+  lastRequest?: MessagesRequest;
 
   constructor(private readonly options: SimulatorOptions) {
     this.cache = new PromptCache(options.now);
@@ -66,6 +69,7 @@ export class SimulatorHandler {
     this.cache.clear();
     this.attempts.clear();
     this.faults.length = 0;
+    this.lastRequest = undefined;
   }
 
   /** The next `faults.length` calls to POST /v1/messages fail with these errors, in order. */
@@ -130,6 +134,7 @@ export class SimulatorHandler {
       return;
     }
     const request = parsed.data;
+    this.lastRequest = request;
     const segments = requestSegments(request);
     const cacheProblem = cacheControlProblem(segments);
     if (cacheProblem) {

@@ -11,6 +11,7 @@ import { costOf } from '@headspace/contracts';
 import { recordBudgetMetrics, recordDecisionMetric } from '../../reporting/cost-metrics';
 import { annotateDecisionSpan } from '../../reporting/cost-span-attributes';
 import { routeModel } from '../../routing/model-router';
+import { PriceCatalog } from '../../prices/price-catalog.service';
 import { metadataOf } from '../../shared/event-metadata';
 import { applicableBudgetIds } from '../applicable-budgets';
 import { budgetDecider, type ActiveBudget, type BudgetCommand } from '../budget.decider';
@@ -40,6 +41,7 @@ export class MaySpendHandler {
   constructor(
     private readonly groupCommit: BudgetGroupCommit,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly catalog: PriceCatalog,
   ) {}
 
   @MessagePattern(maySpend)
@@ -58,10 +60,11 @@ export class MaySpendHandler {
         const budgets = [...states.values()];
         const prices = tick.prices;
         const routing = routeModel(
-          { signals: request.signals, model: request.model, effort: request.effort, interactive: request.interactive, pressure: maxPressure(budgets.map(pressureOf)), fastModels: this.config.HS_FAST_MODE_MODELS },
+          { signals: request.signals, model: request.model, effort: request.effort, interactive: request.interactive, pressure: maxPressure(budgets.map(pressureOf)), fastModels: this.config.HS_FAST_MODE_MODELS, retirementWarningDays: this.config.HS_MODEL_RETIREMENT_WARN_DAYS },
           prices,
           now,
         );
+        this.catalog.noteUse(prices, routing.model, now);
         const caps = budgets.map((b) => b.turnOutputTokens).filter((c): c is number => c !== undefined);
         const maxOutputTokens = Math.min(request.estimate.maxOutputTokens, ...caps);
         if (caps.length && maxOutputTokens < request.estimate.maxOutputTokens) routing.reasons.push(`max output clamped to the turn cap of ${maxOutputTokens} tokens`);

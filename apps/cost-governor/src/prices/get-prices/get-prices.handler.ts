@@ -3,7 +3,7 @@ import { MessagePattern } from '@nestjs/microservices';
 import { getPrices } from '@headspace/contracts';
 import { PriceCatalog } from '../price-catalog.service';
 
-/** `prices.get`: the price table in effect. */
+/** `prices.get`: the price table in effect and the warnings for its retired or retiring models. */
 @Controller()
 export class GetPricesHandler {
   constructor(
@@ -12,6 +12,7 @@ export class GetPricesHandler {
 
   @MessagePattern(getPrices)
   async handle() {
-    return { table: (await this.catalog.fresh()).table };
+    const book = await this.catalog.fresh();
+    return { table: book.table, warnings: this.catalog.retirementWarnings() };
   }
 }

@@ -17,6 +17,9 @@ export class RouteModelHandler {
 
   @MessagePattern(routeModelQuery)
   async handle(request: z.output<typeof routeModelQuery.request>) {
-    return routeModel({ ...request, fastModels: this.config.HS_FAST_MODE_MODELS }, await this.catalog.fresh());
+    const book = await this.catalog.fresh();
+    const decision = routeModel({ ...request, fastModels: this.config.HS_FAST_MODE_MODELS, retirementWarningDays: this.config.HS_MODEL_RETIREMENT_WARN_DAYS }, book);
+    this.catalog.noteUse(book, decision.model);
+    return decision;
   }
 }
