@@ -3,6 +3,7 @@ export * from './headers/hs-headers';
 export * from './envelope/event-envelope';
 export * from './envelope/cloud-event';
 export * from './provisioning/jetstream-provisioning';
+export { isTransientJetStreamError, retryTransient, type TransientRetry } from './provisioning/transient-retry';
 export * from './relay/nats-relay';
 export * from './consumer/event-consumer';
 export { watchConsumerPending, CONSUMER_INFO_MAX_AGE_MS } from './consumer/jetstream-consumer-metrics';

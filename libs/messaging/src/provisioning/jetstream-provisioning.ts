@@ -16,6 +16,7 @@ import { namespacedStreamName, namespacedSubject } from '@headspace/contracts';
 import { nanos } from '@nats-io/nats-core';
 import { MessagingError, MessagingErrorCodes } from '../messaging-error';
 import { recordDrift, type StreamDrift } from './provisioning-drift';
+import { retryTransient, type TransientRetry } from './transient-retry';
 
 export { provisioningDrift, type StreamDrift } from './provisioning-drift';
 
@@ -107,10 +108,16 @@ const sameSet = (a: string[] = [], b: string[] = []) => a.length === b.length &&
  * stream are never changed. What is kept against the configuration is returned as drift, and
  * logged and counted once per process start. Idempotent and safe when several replicas start together.
  */
-export async function ensureStream(
+export function ensureStream(
   jsm: JetStreamManager,
   spec: StreamSpec,
+  retry: TransientRetry = {},
 ): Promise<{ action: ProvisionAction; info: StreamInfo; drift: StreamDrift[] }> {
+  // A service starting while NATS does (a node restarting, a meta leader being elected) waits, not exits.
+  return retryTransient(() => ensureStreamOnce(jsm, spec), retry);
+}
+
+async function ensureStreamOnce(jsm: JetStreamManager, spec: StreamSpec): Promise<{ action: ProvisionAction; info: StreamInfo; drift: StreamDrift[] }> {
   const wanted = {
     subjects: spec.subjects,
     duplicate_window: nanos(spec.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS),

@@ -9,6 +9,7 @@ import { encodeEnvelope, toEnvelope } from '../envelope/event-envelope';
 import { headerCarrier } from '../headers/hs-headers';
 import { MessagingError, MessagingErrorCodes } from '../messaging-error';
 import { ensureStream, eventStreamFor, type StreamSpec } from '../provisioning/jetstream-provisioning';
+import { retryTransient } from '../provisioning/transient-retry';
 import { waitForCheckpoint } from './checkpoint-progress';
 import { ConnectionWatch } from './connection-watch';
 import { PipelinedPublisher } from './pipelined-publisher';
@@ -107,7 +108,7 @@ export async function createRelay(options: RelayOptions): Promise<Relay> {
   const streamName = options.streamName ?? defaults.name;
   if (options.provision !== false) {
     const extra = typeof options.provision === 'object' ? options.provision : {};
-    await ensureStream(await jetstreamManager(nc), { ...defaults, ...extra, name: streamName });
+    await ensureStream(await retryTransient(() => jetstreamManager(nc)), { ...defaults, ...extra, name: streamName });
   }
   const subjectFor = options.subjectFor ?? ((e: RecordedEvent) => eventSubject(options.service, e.type));
   const timeout = options.publishTimeoutMs ?? 5_000;

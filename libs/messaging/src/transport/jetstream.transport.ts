@@ -7,6 +7,7 @@ import type { Pool } from 'pg';
 import { lastValueFrom } from 'rxjs';
 import { createConsumer, type EventConsumer } from '../consumer/event-consumer';
 import { ensureStream, eventStreamFor } from '../provisioning/jetstream-provisioning';
+import { retryTransient } from '../provisioning/transient-retry';
 import { serveRequests, type RequestServer } from '../request-reply/serve-requests';
 import { EventContext, type EventPatternOptions } from './event-context';
 
@@ -118,7 +119,7 @@ export class JetStreamTransport extends Server implements CustomTransportStrateg
     const nc = this.options.connection;
     const stream = routes.find((r) => r.options.stream)?.options.stream ?? eventStreamFor(routes[0].definition.service);
     // Declared here too (idempotently), so a consumer can start before the stream's owner.
-    await ensureStream(await jetstreamManager(nc), stream);
+    await ensureStream(await retryTransient(() => jetstreamManager(nc)), stream);
     const registry = new EventRegistry(routes.map((r) => r.definition));
     const handlers = new Map(routes.map((r) => [r.definition.type, r.handler]));
     const { durable: _, stream: __, filterSubject, ...tuning } = Object.assign({}, ...routes.map((r) => r.options)) as EventPatternOptions;

@@ -1,0 +1,113 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Pool } from 'pg';
+import { schemaOf, type ServiceName } from '../../libs/contracts/src/messages/service-names';
+import type { SentCommand } from './load';
+import { REPO } from './services';
+
+export interface ProjectionTables {
+  service: ServiceName;
+  schema: string;
+  /** The processor's name: its checkpoint row. */
+  processor: string;
+  tables: string[];
+}
+
+function filesUnder(dir: string, suffix: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return filesUnder(path, suffix);
+    return name.endsWith(suffix) ? [path] : [];
+  });
+}
+
+/**
+ * Every read model of every service, read from its declaration (`super(store, { name, …, tables })`
+ * in apps/<service>/src/**\/*.projection.ts), so a projection added later is rebuilt here too.
+ */
+export function declaredProjections(): ProjectionTables[] {
+  const services: ServiceName[] = ['team-manager', 'orchestrator', 'cost-governor', 'ops-leon', 'gateway'];
+  return services.flatMap((service) =>
+    filesUnder(join(REPO, 'apps', service, 'src'), '.projection.ts').flatMap((file) => {
+      const source = readFileSync(file, 'utf8');
+      if (!/extends Projection\b/.test(source)) return [];
+      const declaration = source.slice(source.indexOf('super(store'));
+      const processor = /name:\s*'([^']+)'/.exec(declaration)?.[1];
+      const tables = /tables:\s*\[([^\]]*)\]/.exec(declaration)?.[1];
+      if (!processor || !tables) throw new Error(`cannot read the projection declaration in ${file}`);
+      return [{ service, schema: schemaOf(service), processor, tables: [...tables.matchAll(/'([^']+)'/g)].map((m) => m[1]) }];
+    }),
+  );
+}
+
+export type Contents = Record<string, string[]>;
+
+/** Every row of every projection table, as JSON text, sorted (row order is not part of a table). */
+export async function projectionContents(pool: Pool, projections: ProjectionTables[]): Promise<Contents> {
+  const contents: Contents = {};
+  for (const p of projections) {
+    for (const table of p.tables) {
+      const { rows } = await pool.query<{ row: string }>(`SELECT to_jsonb(t)::text AS row FROM "${p.schema}"."${table}" t`);
+      contents[`${p.schema}.${table}`] = rows.map((r) => r.row).sort();
+    }
+  }
+  return contents;
+}
+
+/** The runbook's rebuild (deploy/k8s/RUNBOOK.md), with every service stopped: tables emptied, checkpoints gone. */
+export async function resetProjections(pool: Pool, projections: ProjectionTables[]): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    for (const p of projections) {
+      await client.query(`TRUNCATE ${p.tables.map((t) => `"${p.schema}"."${t}"`).join(', ')}`);
+      await client.query(`DELETE FROM "${p.schema}".checkpoints WHERE processor = $1`, [p.processor]);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** Tables whose rebuilt rows differ from the live ones, with the counts. */
+export function differences(live: Contents, rebuilt: Contents): string[] {
+  return Object.keys(live).flatMap((table) => {
+    const a = live[table];
+    const b = rebuilt[table] ?? [];
+    return a.length === b.length && a.every((row, i) => row === b[i]) ? [] : [`${table}: live ${a.length} rows, rebuilt ${b.length}`];
+  });
+}
+
+export interface ExactlyOnce {
+  acked: number;
+  lost: SentCommand[];
+  duplicated: Array<{ key: string; count: number }>;
+  /** Commands never acknowledged that the log holds anyway (cut off after the write: allowed, once). */
+  appliedUnacked: number;
+}
+
+const APPLIED: Record<SentCommand['kind'], string> = { 'create-task': 'task.created', 'claim-task': 'task.claimed' };
+
+/** Each command's events in team-manager's log, by its Idempotency-Key (the events' commandId). */
+export async function exactlyOnce(pool: Pool, sent: SentCommand[]): Promise<ExactlyOnce> {
+  const { rows } = await pool.query<{ key: string; type: string; n: number }>(
+    `SELECT metadata->>'commandId' AS key, type, count(*)::int AS n FROM team_manager.events
+      WHERE metadata->>'commandId' = ANY($1) GROUP BY 1, 2`,
+    [sent.map((c) => c.key)],
+  );
+  const byKey = new Map(sent.map((c) => [c.key, c]));
+  const applied = new Map<string, number>();
+  for (const row of rows) {
+    const command = byKey.get(row.key);
+    if (command && APPLIED[command.kind] === row.type) applied.set(row.key, row.n);
+  }
+  return {
+    acked: sent.filter((c) => c.acked).length,
+    lost: sent.filter((c) => c.acked && !applied.has(c.key)),
+    duplicated: [...applied].filter(([, n]) => n > 1).map(([key, count]) => ({ key, count })),
+    appliedUnacked: sent.filter((c) => !c.acked && applied.has(c.key)).length,
+  };
+}
