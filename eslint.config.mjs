@@ -3,8 +3,8 @@ import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
 const TS_FILES = ['**/*.ts', '**/*.mts', '**/*.cts'];
-// Specs and the test kits beside them (`src/testing/`) may use the infra harness.
-const SPEC_FILES = ['**/*.spec.ts', 'apps/*/src/testing/**/*.ts'];
+// Specs and the test kits beside them (any `testing/` folder of an app) may use the infra harness.
+const SPEC_FILES = ['**/*.spec.ts', 'apps/*/src/**/testing/**/*.ts'];
 
 /** Apps never import apps; libs import only libs; the test harness only from specs. */
 const boundaries = (allowTestingFrom) => [

@@ -9,6 +9,7 @@ import { benchTeamManagerScale } from './team-manager-scale.bench';
 import { benchCostGovernor } from './cost-governor.bench';
 import { benchExampleRun } from './example-run.bench';
 import { benchAgentTurn } from './agent-turn.bench';
+import { benchAsk } from './ask.bench';
 import { benchFleet } from './fleet.bench';
 import { benchClaudeCodeTurn } from './claude-code-turn.bench';
 import { benchSandbox } from './sandbox.bench';
@@ -40,6 +41,7 @@ async function main() {
     ['gateway-http', () => runGatewayHttpBench({ quick }).then(() => [])],
     ['gateway-sse', () => runGatewaySseBench({ quick }).then(() => [])],
     ['agent-turn', () => benchAgentTurn({ quick })],
+    ['ask', () => benchAsk({ quick })],
     ['fleet', () => benchFleet({ quick })],
     ['claude-code-turn', () => benchClaudeCodeTurn({ quick })],
     ['sandbox', () => benchSandbox({ quick })],

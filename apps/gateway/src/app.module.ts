@@ -8,6 +8,7 @@ import { SERVICE, type AppConfig } from './config';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { HttpSetup } from './http/http-setup.service';
 import { ProblemDetailsFilter } from './http/problem-details.filter';
+import { McpModule } from './mcp/mcp.module';
 import { OpenApiController } from './openapi/openapi.controller';
 import { OpsIngestModule } from './ops-ingest/ops-ingest.module';
 import { RoutesModule } from './routes/routes.module';
@@ -28,6 +29,7 @@ export class AppModule {
         OpsIngestModule,
         WebhooksModule,
         DashboardModule,
+        McpModule,
       ],
       controllers: [OpenApiController, AsyncApiController],
       providers: [

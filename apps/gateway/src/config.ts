@@ -39,6 +39,8 @@ export const configSchema = baseConfigSchema.extend({
   HS_OPS_INGEST_MAX_BYTES: positiveInt(5_242_880),
   /** How long a NATS command or query may take before the gateway answers 503. */
   HS_REQUEST_TIMEOUT_MS: positiveInt(5_000),
+  /** The dashboard links runs, sessions and exceptions to their trace here: an http(s) URL with `{traceId}` in it (Grafana/Tempo explore). */
+  HS_TRACE_URL_TEMPLATE: z.url({ protocol: /^https?$/ }).refine((v) => v.includes('{traceId}'), { error: 'must contain {traceId}' }).optional(),
   ...webhooksConfigShape,
 });
 

@@ -1,7 +1,10 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { PlatformModule, ReadModelModule } from '@headspace/platform';
 import { join } from 'node:path';
+import { AskRow } from './asks/ask.entity';
+import { AsksModule } from './asks/asks.module';
 import { SERVICE, type AppConfig } from './config';
+import { McpModule } from './mcp/mcp.module';
 import { OrchestratorStoreModule } from './orchestrator-store.module';
 import { RunRow } from './runs/run.entity';
 import { RunsModule } from './runs/runs.module';
@@ -18,11 +21,13 @@ export class AppModule {
       module: AppModule,
       imports: [
         PlatformModule.forRoot({ service: SERVICE, config, publishEvents: true, migrationsDirs: [join(__dirname, 'migrations')] }),
-        ReadModelModule.forEntities([RunRow, AgentSessionRow, TeamDirectoryRow]),
+        ReadModelModule.forEntities([RunRow, AgentSessionRow, TeamDirectoryRow, AskRow]),
         OrchestratorStoreModule,
         TeamsModule,
         SessionsModule,
         RunsModule,
+        McpModule,
+        AsksModule,
         OrchestratorTelemetryModule,
       ],
     };

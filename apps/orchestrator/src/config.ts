@@ -69,6 +69,12 @@ export const configSchema = baseConfigSchema.extend({
   HS_SANDBOX_BWRAP: z.string().min(1).optional(),
   /** Most processes one sandboxed call may have at once (fork bombs hit this). */
   HS_SANDBOX_MAX_PROCESSES: z.coerce.number({ error: 'must be a whole number' }).int().min(8).max(65_536).default(256),
+  /** Above this many MCP tools a session gets ToolSearch and loads MCP tools on demand instead of all in the prompt. */
+  HS_MCP_TOOL_SEARCH_THRESHOLD: z.coerce.number({ error: 'must be a whole number' }).int().min(0).max(10_000).default(25),
+  /** Time limit for starting an MCP server, initializing and listing its tools. */
+  HS_MCP_CONNECT_TIMEOUT_MS: ms(100, 300_000).default(15_000),
+  /** Time limit of one MCP tool call. */
+  HS_MCP_TOOL_TIMEOUT_MS: ms(100, 3_600_000).default(120_000),
   /**
    * Share of the working window (0–1) at which a session hands off to a fresh one. The working
    * window is the model's, capped at the price table's long-context step (200K on the 1M models).

@@ -5,3 +5,4 @@ export * from './reflection';
 export * from './agent-definitions';
 export * from './claude-code';
 export * from './sandbox';
+export * from './mcp';

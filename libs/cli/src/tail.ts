@@ -3,6 +3,7 @@ import { exitCodeForStatus, unreachable, type ApiClient, type Problem } from './
 import { CliError } from './exit-codes';
 import type { Io } from './output';
 import { SseParser, type SseMessage } from './sse-reader';
+import type { StreamEventPayload } from '@headspace/contracts';
 
 export interface TailOptions {
   team?: string;
@@ -18,13 +19,8 @@ export interface TailOptions {
   maxBackoffMs?: number;
 }
 
-interface Payload {
-  eventId: string;
-  type: string;
-  time: string;
-  team?: string;
-  summary: string;
-}
+/** The fields of the stream's payload (the gateway's contract) that `tail` prints. */
+type Payload = Pick<StreamEventPayload, 'eventId' | 'type' | 'time' | 'team' | 'summary'>;
 
 const categoryColour: Record<string, (s: string) => string> = {
   team: pc.magenta,

@@ -15,3 +15,6 @@ export const CLIENT_ROUTES = ['/', '/tasks', '/run', '/approvals', '/budgets', '
 /** Vite names every file under assets/ by its content hash: a changed file gets a new name. */
 export const IMMUTABLE = 'public, max-age=31536000, immutable';
 export const REVALIDATE = 'no-cache';
+
+/** The SPA's settings from the gateway's config (`{ traceUrlTemplate }`), public like its files. */
+export const DASHBOARD_CONFIG_PATH = '/dashboard-config.json';

@@ -9,7 +9,7 @@ import { deleteNamespaceStreams, ensureChromium, waitFor } from '@headspace/test
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startGatewayHarness, type GatewayHarness } from '../testing/gateway-harness';
 import { launchChromium, screenshot, seriousViolations, signIn } from './testing/browser';
 import { ensureDashboardBuilt } from './testing/build-dashboard';
@@ -37,6 +37,25 @@ const RECORD_CHANGES = `(() => {
   new MutationObserver(scan).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
 })()`;
 const RECORDED = `({ seen: window.seen, notReloaded: window.notReloaded === true })`;
+/** In-page: records every persona status text and every phase the run view shows. */
+const RECORD_TEXTS = `(() => {
+  window.notReloaded = true;
+  window.texts = { status: [], phase: [] };
+  const note = (list, value) => { if (value && list[list.length - 1] !== value) list.push(value); };
+  const scan = () => {
+    document.querySelectorAll('[data-persona] [data-testid="persona-status"]').forEach((el) => note(window.texts.status, el.closest('[data-persona]').dataset.persona + ': ' + el.textContent));
+    document.querySelectorAll('[data-phase]').forEach((el) => note(window.texts.phase, el.dataset.phase));
+  };
+  new MutationObserver(scan).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+  scan();
+})()`;
+const TEXTS = `({ texts: window.texts, notReloaded: window.notReloaded === true })`;
+const TRACE_URL = 'https://grafana.example/explore?traceId={traceId}';
+/** Laptop widths the views must fit without scrolling sideways. */
+const WIDTHS = [
+  { width: 1280, height: 800 },
+  { width: 1024, height: 768 },
+] as const;
 
 describe('the dashboard in headless Chromium', () => {
   let h: GatewayHarness;
@@ -85,6 +104,7 @@ describe('the dashboard in headless Chromium', () => {
         HS_SIMULATOR_SCENARIOS: join(repo, 'examples', 'scenarios', 'word-stats'),
         RUN_SWEEP_MS: '500',
         SESSION_SWEEP_MS: '500',
+        HS_TRACE_URL_TEMPLATE: TRACE_URL,
       },
     });
     const leonEnv = { DATABASE_URL: h.db.url, NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', LOG_LEVEL: 'warn', HS_NAMESPACE: namespace, HS_OPS_TRIAGE: 'off' };
@@ -96,14 +116,21 @@ describe('the dashboard in headless Chromium', () => {
     viewerToken = await h.issueToken('viewer', '*');
     nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
     for (const team of ['crew', 'drop']) await api('POST', '/api/v1/teams', { name: team });
+    // Long before the mailboxes view opens, and no member's: listed only by the team's inbox list.
+    await api('POST', '/api/v1/teams/crew/inboxes', { memberId: 'crew-lead', role: 'lead' });
     const chromium = await ensureChromium();
     if (!chromium.installed) {
       console.warn(`SKIPPED dashboard browser specs: ${chromium.reason}`);
       return;
     }
     browser = await launchChromium(chromium.bin);
-    context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    context = await browser.newContext({ viewport: WIDTHS[0] });
   }, 180_000);
+
+  // A failed test leaves its pages open, and their streams count against the token's stream limit.
+  afterEach(async () => {
+    if (context) for (const page of context.pages()) await page.close();
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -131,6 +158,8 @@ describe('the dashboard in headless Chromium', () => {
     expect(unknownApi.status).toBe(404);
     expect(unknownApi.headers.get('content-type')).toContain('application/problem+json');
     expect((await fetch(`${baseUrl}/health/live`)).status).toBe(200);
+    const config = await fetch(`${baseUrl}/dashboard-config.json`);
+    expect(await config.json()).toEqual({ traceUrlTemplate: TRACE_URL });
     expect((await fetch(`${baseUrl}/api/v1/teams/known`)).status).toBe(401);
   });
 
@@ -199,7 +228,7 @@ describe('the dashboard in headless Chromium', () => {
     }
   });
 
-  test('a budget crossing 80% shows the downgrade live on the budgets view', async () => {
+  test('a budget crossing 80% shows the downgrade live, spend over time by persona and by model, and past 95% the pause, on the budgets view and the team overview', async () => {
     await api('PUT', '/api/v1/budgets', { scope: { kind: 'team', team: 'crew' }, limitUsd: '10.00', setBy: 'ops' });
     const page = await newPage(operatorToken, '/budgets?team=crew');
     await page.locator('[data-budget-status="active"][data-warned="false"]').waitFor();
@@ -210,10 +239,23 @@ describe('the dashboard in headless Chromium', () => {
     await page.locator('[data-budget-event="budget.threshold-crossed"]').waitFor();
     expect(await page.locator('[data-budget-event="budget.threshold-crossed"]').textContent()).toContain('downgrade');
     expect(await page.getByRole('meter', { name: 'Budget used' }).getAttribute('aria-valuenow')).toBe('85');
+    // Spend over time, by persona and by model, drawn from the usage events.
+    await page.locator('[data-chart="by-persona"] path[data-series="con"]').waitFor();
+    await page.locator('[data-chart="by-model"] path[data-series]').first().waitFor();
+    expect(await page.locator('[data-chart="by-persona"] figcaption').textContent()).toContain('con $8.50');
+
+    // Past 95%: the budget pauses, the pause is listed, and the team overview shows who it holds.
+    await api('POST', '/api/v1/personas', { personaId: 'pat', name: 'Pat', pools: ['backend'] });
+    await request(nc, recordUsage, { attribution, model: 'haiku', tokens: { inputTokens: 0, outputTokens: 1_200_000 / 5 } }, { timeoutMs: 30_000 });
+    await page.locator('[data-budget-event="budget.paused"]').waitFor({ timeout: 20_000 });
+    await page.locator('[data-budget-status="paused"]').waitFor();
+    const team = await newPage(operatorToken, '/?team=crew');
+    await team.locator('[data-persona="pat"][data-status="paused"]').getByText('paused by budget').waitFor();
+    await team.close();
     await page.close();
   });
 
-  test('mailboxes show a message between personas live, with the unread count', async () => {
+  test('mailboxes list every inbox of the team and show a message between personas live, with the unread count', async () => {
     const page = await newPage(operatorToken, '/mailboxes?team=crew');
     for (const memberId of ['al', 'con']) await api('POST', '/api/v1/teams/crew/inboxes', { memberId, role: 'member' });
     await api('POST', '/api/v1/teams/crew/messages', { from: 'al', type: 'message', to: 'con', body: 'The checkout test fails on an empty cart', summary: 'The checkout test fails on empty carts' });
@@ -221,10 +263,12 @@ describe('the dashboard in headless Chromium', () => {
     await inbox.getByLabel('1 unread').waitFor({ timeout: 20_000 });
     await inbox.getByRole('button', { name: 'con' }).click();
     await page.getByRole('region', { name: 'Messages of con' }).getByText('The checkout test fails on an empty cart').waitFor();
+    // The lead's inbox, opened in beforeAll and no member's, is listed too (with whatever it holds by now).
+    await page.locator('[data-inbox="crew-lead"][data-role="lead"]').getByLabel(/^\d+ unread$/).waitFor();
     await page.close();
   });
 
-  test('a Leon exception appears live, and dismissing it from its detail moves its lifecycle', async () => {
+  test('a Leon exception appears live with its events, trace link and fix lifecycle, and dismissing it from its detail moves the lifecycle', async () => {
     await request(nc, createOpsProject, { project: 'shop', repository: '/tmp/shop', actor: 'spec' });
     const { publicKey } = await request(nc, createIngestKey, { project: 'shop', actor: 'spec' });
     const page = await newPage(operatorToken, '/exceptions?team=crew');
@@ -239,6 +283,11 @@ describe('the dashboard in headless Chromium', () => {
     await group.waitFor({ timeout: 20_000 });
     await group.getByRole('button').click();
     await expect.poll(() => page.getByTestId('group-state').textContent()).toBe('NEW');
+    await page.locator('[data-sample]').getByText("Cannot read properties of undefined (reading 'total')").waitFor();
+    await page.getByRole('list', { name: 'Fix lifecycle' }).locator('[aria-current="step"]').getByText('new').waitFor();
+    const trace = page.getByRole('link', { name: 'Trace of the first report' });
+    await trace.waitFor({ timeout: 20_000 });
+    expect(await trace.getAttribute('href')).toMatch(/^https:\/\/grafana\.example\/explore\?traceId=[0-9a-f]{32}$/);
     const actions = page.getByRole('group', { name: 'Group actions' });
     await actions.getByLabel('Reason (needed to dismiss)').fill('a test double, not a real shop');
     await actions.getByRole('button', { name: 'dismiss' }).click();
@@ -281,26 +330,92 @@ describe('the dashboard in headless Chromium', () => {
     for (const page of Object.values(pages)) await page.close();
   }, 300_000);
 
-  test('every view has no serious or critical axe-core violations, light and dark, and is screenshotted', async () => {
+  test('approves Gavin’s plan with a click and the run goes on to build and complete live; the run view shows its sessions, turns, tool calls, changes, QA and review reports and trace links', async () => {
+    const team = 'word-stats-v2';
+    const goal = await readFile(join(repo, 'examples', 'word-stats', 'GOAL.md'), 'utf8');
+    const { runId } = (await api('POST', `/api/v1/teams/${team}/runs`, { goal, source: join(repo, 'examples', 'word-stats'), mode: 'v2', operator: 'interactive' })) as { runId: string };
+    const run = await newPage(operatorToken, `/run?team=${team}`);
+    const overview = await newPage(operatorToken, `/?team=${team}`);
+    for (const page of [run, overview]) await page.evaluate(RECORD_TEXTS);
+    const view = () => api('GET', `/api/v1/teams/${team}/runs/${runId}`);
+    await waitFor(async () => (await view()).waitingFor === 'acceptance of the spec', { timeoutMs: 120_000, message: 'the spec to wait for the operator' });
+    await api('POST', `/api/v1/teams/${team}/runs/${runId}/answer`, { kind: 'spec', accept: true });
+
+    const approvals = await newPage(operatorToken, `/approvals?team=${team}`);
+    const plan = approvals.locator('[data-approval-kind="plan-approval"]');
+    await plan.waitFor({ timeout: 120_000 });
+    expect(await plan.locator('[data-plan-task]').count()).toBeGreaterThan(0);
+    await overview.locator('[data-persona="gavin"][data-status="waiting"]').getByText('waiting for approval').waitFor({ timeout: 20_000 });
+    expect(await run.locator('ol.phases').getAttribute('data-phase')).toBe('tasks-review');
+    await plan.getByRole('button', { name: 'Approve' }).click();
+    await plan.waitFor({ state: 'detached' });
+
+    const summary = run.getByTestId('run-summary');
+    await summary.waitFor({ timeout: 240_000 });
+    expect(await summary.textContent()).toContain('done');
+    const phases = (await run.evaluate(TEXTS)) as { texts: { phase: string[] }; notReloaded: boolean };
+    expect(phases.notReloaded).toBe(true);
+    const order = ['tasks-review', 'execution', 'completed'].map((p) => phases.texts.phase.indexOf(p));
+    expect(order.every((i, n) => i >= 0 && (n === 0 || i > order[n - 1]))).toBe(true);
+
+    // Sessions with their turns and tool calls, the merged changes, Verner's and Robbo's reports: from the run's events.
+    await expect.poll(() => run.locator('[data-merge]').count(), { timeout: 20_000 }).toBeGreaterThan(0);
+    expect(await run.locator('[data-session]').count()).toBeGreaterThanOrEqual(3);
+    expect(await run.locator('[data-session] [data-turn]').count()).toBeGreaterThan(0);
+    expect(await run.locator('[data-session] [data-tool-call]').count()).toBeGreaterThan(0);
+    expect((await run.locator('[data-qa-round] .report-body').first().textContent())?.trim()).not.toBe('');
+    expect((await run.locator('[data-review] .report-body').first().textContent())?.trim()).not.toBe('');
+    const runTrace = await run.getByRole('link', { name: 'Trace of the run' }).getAttribute('href');
+    expect(runTrace).toMatch(/^https:\/\/grafana\.example\/explore\?traceId=[0-9a-f]{32}$/);
+    expect(await run.locator('[data-session] a[data-trace]').count()).toBeGreaterThan(0);
+
+    // A merge's diff, read from the run's checkout on demand; only the run's own merge commits are shown.
+    const diff = run.locator('[data-merge] details[data-diff]').first();
+    await diff.locator('summary').click();
+    await expect.poll(() => diff.locator('.patch').textContent(), { timeout: 20_000 }).toMatch(/^diff --git a\/\S+ b\/\S+/);
+    expect(await diff.locator('.diff-files li').count()).toBeGreaterThan(0);
+    const diffOf = (commit: string) => h.call({ method: 'GET', url: `/api/v1/teams/${team}/runs/${runId}/diff?commit=${commit}` }, viewerToken);
+    const notMerged = await diffOf('0123456789abcdef0123456789abcdef01234567');
+    expect(notMerged.statusCode).toBe(404);
+    expect(notMerged.json()).toMatchObject({ code: 'RUN.NOT_FOUND' });
+    const malformed = await diffOf('HEAD~1');
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.body).toContain('commit');
+
+    const statuses = (await overview.evaluate(TEXTS)) as { texts: { status: string[] }; notReloaded: boolean };
+    expect(statuses.notReloaded).toBe(true);
+    expect(statuses.texts.status).toContain('gavin: waiting for approval');
+    expect(statuses.texts.status.some((t) => /: working on .+ \(turn \d+\)$/.test(t))).toBe(true);
+    for (const page of [run, overview, approvals]) await page.close();
+  }, 360_000);
+
+  test('every view has no serious or critical axe-core violations, light and dark, fits laptop widths without scrolling sideways, and is screenshotted', async () => {
     const page = await newPage(operatorToken, '/?team=word-stats');
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: scheme });
-      for (const [name, path] of [
-        ['team', '/'],
-        ['tasks', '/tasks'],
-        ['run', '/run'],
-        ['approvals', '/approvals'],
-        ['budgets', '/budgets'],
-        ['exceptions', '/exceptions'],
-        ['mailboxes', '/mailboxes'],
-      ] as const) {
-        await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: name === 'team' ? 'Team' : name[0].toUpperCase() + name.slice(1) }).click();
-        await page.waitForURL(`**${path}?team=word-stats`);
-        await page.locator('main [aria-busy="true"]').waitFor({ state: 'detached' });
-        expect({ view: name, scheme, violations: await seriousViolations(page) }).toEqual({ view: name, scheme, violations: [] });
-        await screenshot(page, `dashboard-${name}-${scheme}`);
+    for (const size of WIDTHS) {
+      await page.setViewportSize(size);
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        for (const [name, path] of [
+          ['team', '/'],
+          ['tasks', '/tasks'],
+          ['run', '/run'],
+          ['approvals', '/approvals'],
+          ['budgets', '/budgets'],
+          ['exceptions', '/exceptions'],
+          ['mailboxes', '/mailboxes'],
+        ] as const) {
+          await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: name === 'team' ? 'Team' : name[0].toUpperCase() + name.slice(1) }).click();
+          await page.waitForURL(`**${path}?team=word-stats`);
+          await page.locator('main [aria-busy="true"]').waitFor({ state: 'detached' });
+          if (name === 'run') await page.locator('[data-session]').first().waitFor();
+          const where = { view: name, scheme, width: size.width };
+          expect({ ...where, violations: await seriousViolations(page) }).toEqual({ ...where, violations: [] });
+          const overflow = (await page.evaluate('({ scroll: document.scrollingElement.scrollWidth, inner: innerWidth })')) as { scroll: number; inner: number };
+          expect({ ...where, fits: overflow.scroll <= overflow.inner }).toEqual({ ...where, fits: true });
+          await screenshot(page, `dashboard-${name}-${scheme}-${size.width}`);
+        }
       }
     }
     await page.close();
-  });
+  }, 180_000);
 });

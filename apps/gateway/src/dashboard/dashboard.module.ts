@@ -1,8 +1,10 @@
-import { Injectable, Logger, Module, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, Module, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { CLIENT_ROUTES, dashboardBuilt, dashboardDir, IMMUTABLE, REVALIDATE } from './dashboard-files';
+import { APP_CONFIG } from '@headspace/platform';
+import type { AppConfig } from '../config';
+import { CLIENT_ROUTES, dashboardBuilt, dashboardDir, DASHBOARD_CONFIG_PATH, IMMUTABLE, REVALIDATE } from './dashboard-files';
 
 const NOT_BUILT_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Headspace</title></head>
 <body><main><h1>The dashboard is not built</h1><p>Run <code>npm run build</code> (or <code>npx vite build --config apps/gateway/web/vite.config.mts</code>) and restart the gateway.
@@ -17,10 +19,16 @@ The API is at <a href="/api/docs">/api/docs</a>.</p></main></body></html>`;
 export class DashboardStatic implements OnModuleInit {
   private readonly logger = new Logger('Dashboard');
 
-  constructor(private readonly adapterHost: HttpAdapterHost) {}
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    // Public like the SPA's files: what the SPA needs before sign-in, and nothing secret.
+    const publicConfig = { traceUrlTemplate: this.config.HS_TRACE_URL_TEMPLATE ?? null };
+    fastify.get(DASHBOARD_CONFIG_PATH, (_req, reply) => reply.header('cache-control', REVALIDATE).send(publicConfig));
     const root = dashboardDir();
     if (!dashboardBuilt(root)) {
       this.logger.warn(`The dashboard is not built (${root} has no index.html): / explains how to build it`);

@@ -1,5 +1,6 @@
-import { pageOf, problemSchema } from '@headspace/contracts';
+import { pageOf, problemSchema, streamEventPayloadSchema } from '@headspace/contracts';
 import { z } from 'zod';
+import { mcpPaths, mcpTag } from '../mcp/mcp.openapi';
 import { opsIngestPaths, opsIngestSecuritySchemes, opsIngestTag } from '../ops-ingest/ops-ingest.openapi';
 import { pathParams, type ApiRoute } from '../routes/api-route';
 
@@ -105,7 +106,10 @@ const streamOperation: JsonSchema = {
     { name: 'Last-Event-ID', in: 'header', required: false, description: 'Resume after this event', schema: { type: 'string' } },
   ],
   responses: {
-    200: { description: 'An endless event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+    200: {
+      description: 'An endless event stream; each message\'s `data:` line is a `StreamEventPayload` (JSON)',
+      content: { 'text/event-stream': { schema: { type: 'string' }, itemSchema: { $ref: '#/components/schemas/StreamEventPayload' } } },
+    },
     400: PROBLEM,
     401: PROBLEM,
     403: PROBLEM,
@@ -121,6 +125,7 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[], version = '1.0
   }
   paths['/api/v1/stream'] = { get: streamOperation };
   Object.assign(paths, opsIngestPaths);
+  Object.assign(paths, mcpPaths);
   return {
     openapi: '3.1.0',
     info: {
@@ -129,11 +134,11 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[], version = '1.0
       description: 'REST API of the Headspace control plane. Errors are application/problem+json (RFC 9457) with a stable `code`.',
     },
     servers: [{ url: '/' }],
-    tags: [...new Set([...routes.map((r) => r.tag), 'stream', opsIngestTag])].map((name) => ({ name })),
+    tags: [...new Set([...routes.map((r) => r.tag), 'stream', opsIngestTag, mcpTag])].map((name) => ({ name })),
     paths,
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API token (viewer, operator or admin).' }, ...opsIngestSecuritySchemes },
-      schemas: { Problem: toSchema(problemSchema, 'output') },
+      schemas: { Problem: toSchema(problemSchema, 'output'), StreamEventPayload: toSchema(streamEventPayloadSchema, 'output') },
       responses: {
         Problem: {
           description: 'A problem (RFC 9457)',

@@ -27,8 +27,8 @@ describe('the OpenAPI document', () => {
     const missing = apiRoutes.filter((r) => doc.paths[r.path.replace(/:(\w+)/g, '{$1}')]?.[r.method.toLowerCase()]?.operationId !== r.operationId);
     expect(missing.map((r) => `${r.method} ${r.path}`)).toEqual([]);
     const documented = Object.values(doc.paths).flatMap((p) => Object.keys(p)).length;
-    // Plus the event stream and the three exception ingest routes, served outside the table.
-    expect(documented).toBe(apiRoutes.length + 4);
+    // Plus the event stream, the three exception ingest routes and MCP, served outside the table.
+    expect(documented).toBe(apiRoutes.length + 5);
     expect(doc.paths['/api/v1/stream'].get.operationId).toBe('streamEvents');
     expect(['ingestException', 'sentryEnvelope', 'sentryStore'].map((id) => Object.values(doc.paths).some((p) => p.post?.operationId === id))).toEqual([true, true, true]);
   });

@@ -1,14 +1,19 @@
 import type { ApiRoute } from './api-route';
+import { agentRoutes } from './agent.routes';
 import { approvalRoutes } from './approval.routes';
+import { askRoutes } from './ask.routes';
 import { costRoutes } from './cost.routes';
 import { fileLockRoutes } from './file-lock.routes';
 import { mailboxRoutes } from './mailbox.routes';
+import { inboxListRoutes } from './inbox-list.routes';
 import { opsNotificationRoutes } from './ops-notification.routes';
 import { manifestRoutes } from './manifest.routes';
+import { mcpToolsRoutes } from './mcp-tools.routes';
 import { memberRoutes } from './member.routes';
 import { opsRoutes } from './ops.routes';
 import { personaRoutes } from './persona.routes';
 import { runRoutes } from './run.routes';
+import { runDiffRoutes } from './run-diff.routes';
 import { taskRoutes } from './task.routes';
 import { teamRoutes } from './team.routes';
 import { tokenRoutes } from './token.routes';
@@ -22,10 +27,15 @@ export const apiRoutes: ApiRoute[] = [
   ...manifestRoutes,
   ...taskRoutes,
   ...mailboxRoutes,
+  ...inboxListRoutes,
   ...fileLockRoutes,
   ...approvalRoutes,
   ...costRoutes,
   ...runRoutes,
+  ...runDiffRoutes,
+  ...askRoutes,
+  ...mcpToolsRoutes,
+  ...agentRoutes,
   ...tokenRoutes,
   ...opsRoutes,
   ...opsNotificationRoutes,

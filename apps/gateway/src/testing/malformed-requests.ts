@@ -61,6 +61,7 @@ const BAD_PARAMS: Record<string, string[]> = {
   budgetId: ['x'.repeat(301)],
   project: ['x'.repeat(201)],
   runId: ['UPPER', 'a.b', 'x'.repeat(64)],
+  askId: ['UPPER', 'a.b', '-x', 'x'.repeat(64)],
   groupId: ['grp_x', 'GRP_000000000000000000000000', 'x'.repeat(30)],
   keyId: ['x'.repeat(101)],
   deliveryId: ['whd_x', 'x'.repeat(65)],
@@ -171,6 +172,8 @@ export function malformedRequests(routes: readonly ApiRoute[], count: number, se
           sort: ['random'],
           environment: ['x'.repeat(65)],
           release: ['x'.repeat(201)],
+          commit: ['HEAD~1', 'ABCDEF1', 'x'.repeat(65)],
+          source: ['relative/path', 'http://plain.example/repo.git', 'ext::sh -c x'],
         };
         const name = r.pick(shape.filter((k) => bad[k]));
         out.push({ ...base, url: `${base.url}?${name}=${encodeURIComponent(r.pick(bad[name]))}` });

@@ -98,7 +98,13 @@ interface SignedInProps {
 function SignedIn({ token, role, team, teams, onTeam, onSignOut }: SignedInProps) {
   const stream = useMemo(() => new EventStream(token), [token]);
   useEffect(() => () => stream.close(), [stream]);
-  const session: Session = useMemo(() => ({ token, role, team, stream }), [token, role, team, stream]);
+  const [traceUrlTemplate, setTraceUrlTemplate] = useState<string | null>(null);
+  useEffect(() => {
+    fetch('/dashboard-config.json')
+      .then((res) => (res.ok ? (res.json() as Promise<{ traceUrlTemplate: string | null }>) : { traceUrlTemplate: null }))
+      .then((c) => setTraceUrlTemplate(c.traceUrlTemplate), () => setTraceUrlTemplate(null));
+  }, []);
+  const session: Session = useMemo(() => ({ token, role, team, stream, traceUrlTemplate }), [token, role, team, stream, traceUrlTemplate]);
   const [path, go] = usePath();
   const view = VIEWS.find((v) => v.path === path) ?? VIEWS[0];
   const View = view.component;

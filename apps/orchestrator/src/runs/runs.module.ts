@@ -9,6 +9,7 @@ import { SessionsModule } from '../sessions/sessions.module';
 import { AnswerRunHandler } from './answer-run/answer-run.handler';
 import { SandboxedRegressionCheck } from './fix-run/regression-check';
 import { GetRunHandler } from './get-run/get-run.handler';
+import { GetRunDiffHandler } from './get-run-diff/get-run-diff.handler';
 import { GitRunWorkspace } from './git-run-workspace';
 import { ListRunsHandler } from './list-runs/list-runs.handler';
 import { RUN_CHECKS, RUN_SESSIONS, RUN_SETTINGS, RUN_WORKSPACE, type RunSettings, type RunWorkspacePort } from './run-ports';
@@ -59,7 +60,7 @@ import { SupervisorRunSessions } from './supervisor-run-sessions.adapter';
         new SandboxedRegressionCheck(workspace, (who, dir) => sandbox.forSession(who, dir), config.HS_FIX_CHECK_TIMEOUT_MS),
     },
   ],
-  controllers: [StartRunHandler, AnswerRunHandler, GetRunHandler, ListRunsHandler],
+  controllers: [StartRunHandler, AnswerRunHandler, GetRunHandler, ListRunsHandler, GetRunDiffHandler],
   exports: [RunProcess, RunsProjection, RUN_SESSIONS, RUN_WORKSPACE, RUN_SETTINGS],
 })
 export class RunsModule {}

@@ -5,11 +5,14 @@ import type { AppConfig } from '../config';
 import { NatsTeamTools } from './adapters/nats-team-tools.adapter';
 import { AgentSessionsProjection } from './agent-sessions.projection';
 import { CLAUDE_CODE_SESSIONS, DefaultClaudeCodeSessions } from './claude-code/claude-code-sessions.factory';
+import { ClaudeHookEndpointService } from './hook-endpoint/claude-hook-endpoint.service';
 import { SessionLearningsProcess } from './keep-learnings/session-learnings.process';
 import { DefaultSessionPortsFactory } from './ports/default-session-ports.factory';
 import { LlmBackendProvider } from './ports/llm-backend.provider';
 import { TEAM_TOOLS_PORT, type TeamToolsFor } from './ports/team-tools.port';
 import { SandboxHealthController } from './sandbox/sandbox-health.controller';
+import { SubagentSessions } from './subagents/subagent-sessions.service';
+import { AgentsModule } from '../agents/agents.module';
 import { SessionSandbox } from './sandbox/session-sandbox.service';
 import { SESSION_PORTS_FACTORY, SESSION_START_GATE, SESSION_SUPERVISOR_SETTINGS, SessionSupervisor, type SessionSupervisorSettings } from './session-supervisor';
 
@@ -18,6 +21,7 @@ import { SESSION_PORTS_FACTORY, SESSION_START_GATE, SESSION_SUPERVISOR_SETTINGS,
  * the processor that keeps what they learned. Runs start sessions through SessionSupervisor.
  */
 @Module({
+  imports: [AgentsModule],
   controllers: [SandboxHealthController],
   providers: [
     SessionSandbox,
@@ -26,8 +30,10 @@ import { SESSION_PORTS_FACTORY, SESSION_START_GATE, SESSION_SUPERVISOR_SETTINGS,
     AgentSessionsProjection,
     SessionLearningsProcess,
     SessionSupervisor,
+    SubagentSessions,
     { provide: SESSION_PORTS_FACTORY, useClass: DefaultSessionPortsFactory },
     { provide: CLAUDE_CODE_SESSIONS, useClass: DefaultClaudeCodeSessions },
+    ClaudeHookEndpointService,
     { provide: TEAM_TOOLS_PORT, inject: [NATS_CONNECTION], useFactory: (nc: NatsConnection): TeamToolsFor => (team) => new NatsTeamTools(nc, team) },
     {
       provide: SESSION_SUPERVISOR_SETTINGS,

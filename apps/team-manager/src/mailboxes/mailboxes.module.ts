@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ListInboxesHandler } from './list-inboxes/list-inboxes.handler';
 import { ListMessagesHandler } from './list-messages/list-messages.handler';
 import { MailboxProjection } from './mailbox.projection';
 import { MailboxWriter } from './mailbox-writer';
@@ -10,7 +11,7 @@ import { TakeUnreadHandler } from './take-unread/take-unread.handler';
 /** Mailboxes: open inboxes, send (direct, broadcast, shutdown protocol, idle), take the unread queue, list; the mailbox projection. */
 @Module({
   providers: [MailboxWriter, MailboxProjection],
-  controllers: [OpenInboxHandler, SendMessageHandler, TakeUnreadHandler, PeekUnreadHandler, ListMessagesHandler],
+  controllers: [OpenInboxHandler, SendMessageHandler, TakeUnreadHandler, PeekUnreadHandler, ListMessagesHandler, ListInboxesHandler],
   exports: [MailboxProjection],
 })
 export class MailboxesModule {}

@@ -1,3 +1,4 @@
 export * from './token.contracts';
 export * from './pagination.contracts';
 export * from './problem.contracts';
+export * from './stream-payload.contracts';

@@ -11,6 +11,7 @@ import { teamEvents } from './team.contracts';
 export * from './team.contracts';
 export * from './task.contracts';
 export * from './mailbox.contracts';
+export * from './list-inboxes.contracts';
 export * from './persona.contracts';
 export * from './member.contracts';
 export * from './approval.contracts';

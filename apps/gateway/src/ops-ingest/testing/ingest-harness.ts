@@ -2,8 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { createIngestKey, createOpsProject, getGroup, listGroups, type GroupSummary } from '@headspace/contracts';
 import { request } from '@headspace/messaging';
 import { createServiceApp, loadConfig } from '@headspace/platform';
-// A test kit beside the specs that use it (src/testing/ is the lint rule's usual place for these).
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { deleteNamespaceStreams } from '@headspace/testing';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';

@@ -1,15 +1,11 @@
+import type { StreamEventPayload } from '../api/generated';
 import { EVENT_TYPES } from '../api/generated/event-types.gen';
 
-export interface StreamEvent {
-  /** The SSE id: the resumable cursor after this event. */
-  cursor: string;
-  eventId: string;
-  type: string;
-  time: string;
-  team?: string;
-  summary: string;
-  data: Record<string, unknown>;
-}
+/** One `data:` line of the stream, as the gateway's OpenAPI document describes it. */
+export type StreamPayload = StreamEventPayload;
+
+/** A received event with the SSE id after it (the resumable cursor). */
+export type StreamEvent = StreamPayload & { cursor: string };
 
 export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'offline';
 
@@ -79,7 +75,7 @@ export class EventStream {
   private receive(message: MessageEvent<string>): void {
     if (message.lastEventId) this.lastEventId = message.lastEventId;
     if (!message.data) return;
-    const event = JSON.parse(message.data) as Omit<StreamEvent, 'cursor'>;
+    const event = JSON.parse(message.data) as StreamPayload;
     if (this.seen.has(event.eventId)) return;
     this.seen.add(event.eventId);
     this.events = [{ ...event, cursor: message.lastEventId }, ...this.events].slice(0, KEEP);

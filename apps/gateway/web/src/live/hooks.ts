@@ -7,6 +7,8 @@ export interface Session {
   role: Role;
   team: string | undefined;
   stream: EventStream;
+  /** The gateway's trace URL with `{traceId}` in it (HS_TRACE_URL_TEMPLATE); null: no trace links. */
+  traceUrlTemplate: string | null;
 }
 
 export const SessionContext = createContext<Session | undefined>(undefined);

@@ -47,11 +47,12 @@ function ApprovalCard({ approval: a, canAnswer, team }: { approval: Approval; ca
   };
   const reasonId = `reason-${a.approvalId}`;
   return (
-    <li className="card approval" data-approval={a.approvalId}>
-      <h3>{a.summary}</h3>
+    <li className="card approval" data-approval={a.approvalId} data-approval-kind={a.kind}>
+      <h2>{a.summary}</h2>
       <p className="muted">
         {a.kind} · asked by {a.requester} · times out {new Date(a.expiresAt).toLocaleTimeString()} (then {a.defaultAnswer})
       </p>
+      {a.kind === 'plan-approval' && <PlanTasks payload={a.payload} />}
       {Object.keys(a.payload).length > 0 && (
         <details>
           <summary>Context</summary>
@@ -73,5 +74,21 @@ function ApprovalCard({ approval: a, canAnswer, team }: { approval: Approval; ca
       {state.done && <p role="status">{state.done}.</p>}
       {state.error && <p role="alert">Could not answer: {state.error}</p>}
     </li>
+  );
+}
+
+/** Gavin's plan, as the run put it into the approval's payload: what approving it starts building. */
+function PlanTasks({ payload }: { payload: Record<string, unknown> }) {
+  const tasks = Array.isArray(payload.tasks) ? (payload.tasks as Array<{ key: string; subject: string; dependsOn?: string[] }>) : [];
+  if (tasks.length === 0) return null;
+  return (
+    <ol className="plan" aria-label="Planned tasks">
+      {tasks.map((t) => (
+        <li key={t.key} data-plan-task={t.key}>
+          <strong>{t.key}</strong> {t.subject}
+          {t.dependsOn?.length ? <span className="muted"> (after {t.dependsOn.join(', ')})</span> : null}
+        </li>
+      ))}
+    </ol>
   );
 }

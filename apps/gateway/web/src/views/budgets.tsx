@@ -1,8 +1,16 @@
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { api, ApiError, q } from '../api/client';
 import type { Budget, Spend } from '../api/types';
 import { Empty, Loaded, NoTeam } from '../components/states';
-import { useLive, useSession, useStream } from '../live/hooks';
+import { useHistory } from '../live/history';
+import { useLive, useSession } from '../live/hooks';
+import { SpendChart } from './budgets/spend-chart';
+import { spendSeries, teamOfBudget } from './budgets/spend-series';
+
+const BUDGET_EVENTS = ['budget.threshold-crossed', 'budget.paused', 'budget.resumed', 'budget.stopped'];
+/** Usage and budget events carry no team in the stream (their team is inside the payload): filtered here. */
+const HISTORY_TYPES = ['usage.recorded', ...BUDGET_EVENTS, 'session.budget-decided'].join(',');
+const DAY_MS = 86_400_000;
 
 const usd = (micros: string | undefined) => (micros === undefined ? '—' : `$${(Number(micros) / 1e6).toFixed(2)}`);
 
@@ -17,12 +25,15 @@ async function loadBudget(team: string): Promise<{ budget: Budget | undefined; s
 
 export function Budgets() {
   const { team } = useSession();
-  const { events } = useStream();
+  const since = useMemo(() => new Date(Date.now() - DAY_MS).toISOString(), []);
+  const history = useHistory(team ? { types: HISTORY_TYPES, since } : undefined);
   const resource = useLive(() => loadBudget(team ?? ''), ['budget.', 'usage.', 'session.budget'], [team]);
+  const byPersona = useMemo(() => spendSeries(history, team ?? '', 'persona'), [history, team]);
+  const byModel = useMemo(() => spendSeries(history, team ?? '', 'model'), [history, team]);
   if (!team) return <NoTeam />;
-  const decisions = events.filter(
-    (e) => e.type === 'budget.threshold-crossed' || e.type === 'budget.paused' || e.type === 'budget.resumed' || (e.type === 'session.budget-decided' && e.data.decision !== 'allowed'),
-  );
+  const decisions = history
+    .filter((e) => (BUDGET_EVENTS.includes(e.type) && teamOfBudget(e.data.budgetId) === team) || (e.type === 'session.budget-decided' && e.team === team && e.data.decision !== 'allowed'))
+    .reverse();
   return (
     <Loaded resource={resource}>
       {({ budget, spend }) => (
@@ -35,7 +46,7 @@ export function Budgets() {
           <section aria-labelledby="budget-events">
             <h3 id="budget-events">Downgrades and pauses</h3>
             {decisions.length === 0 && !budget?.warned ? (
-              <p className="muted">None since this page opened.</p>
+              <p className="muted">None in the last 24 hours.</p>
             ) : (
               <ul className="events">
                 {budget?.warned && decisions.length === 0 && <li data-budget-event="warned">Past 80% of the limit: models are downgraded one tier.</li>}
@@ -43,9 +54,21 @@ export function Budgets() {
                   <li key={e.eventId} data-budget-event={e.type}>
                     <time dateTime={e.time}>{new Date(e.time).toLocaleTimeString()}</time> {e.summary}
                     {e.type === 'budget.threshold-crossed' ? ` (${String(e.data.action)} at ${String(e.data.percent)}%)` : ''}
+                    {e.type === 'session.budget-decided' ? ` (${String(e.data.decision)}: ${String(e.data.model)})` : ''}
                   </li>
                 ))}
               </ul>
+            )}
+          </section>
+          <section aria-labelledby="spend-over-time">
+            <h3 id="spend-over-time">Spend over time (last 24 hours)</h3>
+            {byPersona.length === 0 ? (
+              <p className="muted">No model calls recorded for this team in the last 24 hours.</p>
+            ) : (
+              <div className="charts">
+                <SpendChart title="By persona" series={byPersona} />
+                <SpendChart title="By model" series={byModel} />
+              </div>
             )}
           </section>
           {spend && spend.groups.length > 0 && (

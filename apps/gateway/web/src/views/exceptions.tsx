@@ -1,8 +1,13 @@
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { api, q } from '../api/client';
 import type { ExceptionGroup, ExceptionGroupDetail, ExceptionTransitions } from '../api/types';
 import { Empty, Loaded } from '../components/states';
+import { TraceLink } from '../components/trace-link';
+import { useHistory } from '../live/history';
 import { useLive, useSession } from '../live/hooks';
+
+/** Leon's remediation path, in order; a group leaves it when dismissed, escalated or regressed. */
+const FIX_STEPS = ['NEW', 'ANALYSING', 'FIX_PROPOSED', 'FIX_IN_PROGRESS', 'FIX_COMMITTED', 'VERIFIED', 'RESOLVED'] as const;
 
 const SEVERITIES = ['critical', 'error', 'warning', 'noise', 'untriaged'] as const;
 const ACTIONS = ['fix', 'resolve', 'dismiss', 'escalate', 'reopen'] as const;
@@ -56,6 +61,10 @@ function GroupDetail({ groupId }: { groupId: string }) {
   const { role } = useSession();
   const [error, setError] = useState<string>();
   const [reason, setReason] = useState('');
+  const { team } = useSession();
+  const [since] = useState(() => new Date(Date.now() - 86_400_000).toISOString());
+  const events = useHistory({ types: 'exception.received,group.opened', since });
+  const traceId = useMemo(() => events.find((e) => e.data.groupId === groupId && e.traceId)?.traceId, [events, groupId]);
   const detail = useLive(
     () =>
       Promise.all([
@@ -106,15 +115,53 @@ function GroupDetail({ groupId }: { groupId: string }) {
                   <pre>{sample.stack}</pre>
                 </details>
               )}
-              <h4>Lifecycle</h4>
-              <ol className="events">
-                {transitions.transitions.map((t) => (
-                  <li key={t.seq}>
-                    <time dateTime={t.at}>{new Date(t.at).toLocaleTimeString()}</time> {t.from ?? '∅'} → {t.to} by {t.by}
-                    {t.reason ? `: ${t.reason}` : ''}
+              <p>
+                <TraceLink traceId={traceId} what="the first report" />
+              </p>
+              <h4>Fix lifecycle</h4>
+              <ol className="phases" aria-label="Fix lifecycle" data-fix-state={group.state}>
+                {FIX_STEPS.map((step, i) => {
+                  const at = FIX_STEPS.indexOf(group.state as (typeof FIX_STEPS)[number]);
+                  return (
+                    <li key={step} className={i < at ? 'done' : i === at ? 'current' : ''} aria-current={i === at ? 'step' : undefined}>
+                      {step.toLowerCase().replaceAll('_', ' ')}
+                    </li>
+                  );
+                })}
+              </ol>
+              {!FIX_STEPS.includes(group.state as (typeof FIX_STEPS)[number]) && <p className="notice">Off the fix path: {group.state.toLowerCase()}.</p>}
+              <ol className="events" aria-label="Lifecycle">
+                {transitions.transitions.map((t) => {
+                  const runId = typeof t.details.runId === 'string' ? t.details.runId : undefined;
+                  const runTeam = typeof t.details.team === 'string' ? t.details.team : team;
+                  return (
+                    <li key={t.seq} data-transition={t.type}>
+                      <time dateTime={t.at}>{new Date(t.at).toLocaleTimeString()}</time> {t.from ?? '∅'} → {t.to} by {t.by}
+                      {t.reason ? `: ${t.reason}` : ''}
+                      {runId && runTeam && (
+                        <>
+                          {' '}
+                          <a href={`/run?team=${encodeURIComponent(runTeam)}&run=${encodeURIComponent(runId)}`} data-fix-run={runId}>
+                            fix run {runId}
+                          </a>
+                        </>
+                      )}
+                      {typeof t.details.commit === 'string' ? <code> {t.details.commit.slice(0, 10)}</code> : null}
+                    </li>
+                  );
+                })}
+              </ol>
+              <h4>Events ({group.count})</h4>
+              <ul className="list" aria-label="Latest events">
+                {group.samples.map((e) => (
+                  <li key={e.eventId} data-sample={e.eventId}>
+                    <time dateTime={e.receivedAt}>{new Date(e.receivedAt).toLocaleString()}</time> {e.type}: {e.message}
+                    <span className="muted">
+                      {[e.environment, e.release, e.serverName].filter(Boolean).join(' · ') || e.source}
+                    </span>
                   </li>
                 ))}
-              </ol>
+              </ul>
             </>
           );
         }}

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { composePrompt, createHookEngine, LearningsStore, SkillFileStore } from '@headspace/agent-runtime';
+import { composePrompt, LearningsStore, SkillFileStore } from '@headspace/agent-runtime';
 import { ErrorCodes, exportManifest, HeadspaceError, listPersonas, openInbox, type EventData, type sessionStarted } from '@headspace/contracts';
 import { request } from '@headspace/messaging';
 import { EventStore } from '@headspace/event-store';
@@ -19,10 +19,12 @@ import { LlmBackendProvider } from './llm-backend.provider';
 import { LlmModelPort } from './llm-model.adapter';
 import { handoffPort, reflectionPort } from './protocol-ports';
 import { handoffThresholdOf } from './handoff-threshold';
+import { createSessionHookEngine } from './session-hook-engine';
 import { sessionPolicy, type ManifestMember } from './session-policy';
 import { TEAM_TOOLS_PORT, type TeamToolsFor } from './team-tools.port';
-import { tracedHooks } from './traced-hooks';
 import { WorkspaceToolPort } from './workspace-tools.adapter';
+import { SubagentSessions } from '../subagents/subagent-sessions.service';
+import { mcpWarnings, openMcpServers } from '../../mcp/open-mcp-servers';
 
 type Started = EventData<typeof sessionStarted>;
 
@@ -50,6 +52,7 @@ export class DefaultSessionPortsFactory implements SessionPortsFactory {
     private readonly sandboxes: SessionSandbox,
     reporter: ErrorReporter,
     store: EventStore,
+    private readonly subagents: SubagentSessions,
   ) {
     this.hookFailures = new HookFailureReporter(reporter, store);
     this.learnings = new LearningsStore({ home: config.HS_AGENT_HOME });
@@ -64,18 +67,15 @@ export class DefaultSessionPortsFactory implements SessionPortsFactory {
     const sandbox = await this.sandboxes.forSession(started, workspace);
     const team = this.teamTools(started.team);
     const policy = sessionPolicy(started, member);
-    const [hooks, system] = await Promise.all([
-      createHookEngine({
-        locations: { homeDir: this.config.HS_AGENT_HOME, ...(this.config.HS_MANAGED_SETTINGS ? { managedPath: this.config.HS_MANAGED_SETTINGS } : {}) },
-        builtins: this.config.HS_FORMAT_COMMAND ? { formatOnWrite: { command: this.config.HS_FORMAT_COMMAND } } : {},
-        ...(sandbox ? { sandbox } : {}),
-        onAsyncOutcome: (outcome) => this.hookFailures.outcome(outcome, started),
-      }).then((engine) => tracedHooks(this.hookFailures.watch(engine, started))),
+    const [hooks, system, mcp] = await Promise.all([
+      createSessionHookEngine(this.config, started, this.hookFailures, sandbox),
       this.systemPrompt(started, member, policy.owns),
+      openMcpServers(this.config, workspace, { ...(sandbox ? { sandbox } : {}), extraEnv: { HEADSPACE_SESSION_ID: started.sessionId, HEADSPACE_TEAM: started.team, HEADSPACE_PERSONA: started.persona } }),
     ]);
+    for (const warning of mcpWarnings(mcp)) this.logger.warn(`session ${started.sessionId}: ${warning}`);
     const ports: SessionPorts = {
       model: new LlmModelPort(backend.client, abort.signal, this.llm.priceTable),
-      tools: new WorkspaceToolPort({ workspace, agentId: started.persona, team: started.team, sessionId: started.sessionId, policy, hooks, teamTools: team, lockChecker: team, signal: abort.signal, ...(sandbox ? { sandbox } : {}) }),
+      tools: new WorkspaceToolPort({ workspace, agentId: started.persona, team: started.team, sessionId: started.sessionId, policy, hooks, teamTools: team, lockChecker: team, signal: abort.signal, ...(sandbox ? { sandbox } : {}), mcpTools: mcp.connections.tools(), toolSearchThreshold: this.config.HS_MCP_TOOL_SEARCH_THRESHOLD }),
       budget: new GovernorBudgetPort(
         this.nc,
         { sessionId: started.sessionId, persona: started.persona, team: started.team, project: started.runId ?? started.team, surface: 'api', ...(started.taskId ? { taskId: started.taskId } : {}) },
@@ -88,7 +88,9 @@ export class DefaultSessionPortsFactory implements SessionPortsFactory {
       clock: () => new Date().toISOString(),
     };
     const limits: SessionLimits = { maxTurns: this.config.SESSION_MAX_TURNS, maxOutputTokens: this.config.SESSION_MAX_OUTPUT_TOKENS, handoffThreshold: handoffThresholdOf(this.config) };
-    return { ports, limits, close: async () => abort.abort() };
+    const built = { ports, limits, close: async () => { abort.abort(); await mcp.connections.close(); } };
+    // Agents as tools for a lead; a subagent's own prompt, limits and hooks for a child (see SubagentSessions).
+    return this.subagents.decorate(started, built, { hooks, policy, ...(sandbox ? { sandbox } : {}) });
   }
 
   private async systemPrompt(s: Started, member: ManifestMember | undefined, owns: readonly string[] | undefined): Promise<string> {

@@ -18,6 +18,34 @@ export type Problem = {
     }>;
 };
 
+export type StreamEventPayload = {
+    eventId: string;
+    type: string;
+    streamId: string;
+    /**
+     * When the event was recorded
+     */
+    time: string;
+    /**
+     * The team it belongs to, when it belongs to one
+     */
+    team?: string;
+    /**
+     * The W3C trace id of the traceparent it was recorded under
+     */
+    traceId?: string;
+    /**
+     * One line for people
+     */
+    summary: string;
+    /**
+     * The event payload, as the contracts define it for `type`
+     */
+    data: {
+        [key: string]: unknown;
+    };
+};
+
 export type CreateTeamData = {
     body: {
         name: string;
@@ -2420,6 +2448,66 @@ export type CompleteTaskResponses = {
 
 export type CompleteTaskResponse = CompleteTaskResponses[keyof CompleteTaskResponses];
 
+export type ListInboxesData = {
+    body?: never;
+    path: {
+        team: string;
+    };
+    query?: never;
+    url: '/api/v1/teams/{team}/inboxes';
+};
+
+export type ListInboxesErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type ListInboxesError = ListInboxesErrors[keyof ListInboxesErrors];
+
+export type ListInboxesResponses = {
+    /**
+     * Success
+     */
+    200: {
+        inboxes: Array<{
+            memberId: string;
+            role: 'lead' | 'member';
+            openedAt: string;
+            messages: number;
+            unread: number;
+            lastMessageAt: string | null;
+        }>;
+    };
+};
+
+export type ListInboxesResponse = ListInboxesResponses[keyof ListInboxesResponses];
+
 export type OpenInboxData = {
     body: {
         memberId: string;
@@ -3396,8 +3484,19 @@ export type GetPricesResponses = {
                     inputPerMTok: number;
                     outputPerMTok: number;
                 };
+                cacheReadMultiplier?: number;
+                contextWindow?: number;
+                maxOutputTokens?: number;
+                thinking?: 'extended' | 'adaptive' | 'adaptive-always-on';
+                retiresOn?: string;
             }>;
         };
+        warnings: Array<{
+            model: string;
+            retiresOn: string;
+            daysLeft: number;
+            message: string;
+        }>;
     };
 };
 
@@ -3426,6 +3525,11 @@ export type UpdatePricesData = {
                     inputPerMTok: number;
                     outputPerMTok: number;
                 };
+                cacheReadMultiplier?: number;
+                contextWindow?: number;
+                maxOutputTokens?: number;
+                thinking?: 'extended' | 'adaptive' | 'adaptive-always-on';
+                retiresOn?: string;
             }>;
         };
         publishedBy: string;
@@ -4760,6 +4864,560 @@ export type AnswerRunResponses = {
 };
 
 export type AnswerRunResponse = AnswerRunResponses[keyof AnswerRunResponses];
+
+export type GetRunDiffData = {
+    body?: never;
+    path: {
+        team: string;
+        runId: string;
+    };
+    query: {
+        commit: string;
+    };
+    url: '/api/v1/teams/{team}/runs/{runId}/diff';
+};
+
+export type GetRunDiffErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type GetRunDiffError = GetRunDiffErrors[keyof GetRunDiffErrors];
+
+export type GetRunDiffResponses = {
+    /**
+     * Success
+     */
+    200: {
+        runId: string;
+        commit: string;
+        taskKey: string;
+        files: Array<{
+            path: string;
+            additions: number | null;
+            deletions: number | null;
+        }>;
+        patch: string;
+        truncated: boolean;
+    };
+};
+
+export type GetRunDiffResponse = GetRunDiffResponses[keyof GetRunDiffResponses];
+
+export type ListAsksData = {
+    body?: never;
+    path: {
+        team: string;
+    };
+    query?: {
+        limit?: number;
+        cursor?: string;
+    };
+    url: '/api/v1/teams/{team}/asks';
+};
+
+export type ListAsksErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type ListAsksError = ListAsksErrors[keyof ListAsksErrors];
+
+export type ListAsksResponses = {
+    /**
+     * Success
+     */
+    200: {
+        items: Array<{
+            askId: string;
+            team: string;
+            status: 'running' | 'completed' | 'failed';
+            persona: string;
+            startedAt: string;
+            endedAt: string | null;
+            model: string;
+            costUsd: string | null;
+        }>;
+        nextCursor: string | null;
+    };
+};
+
+export type ListAsksResponse = ListAsksResponses[keyof ListAsksResponses];
+
+export type StartAskData = {
+    body: {
+        askId?: string;
+        prompt: string;
+        workspace: string;
+        agent?: string;
+        model?: string;
+        effort?: 'quick' | 'standard' | 'deep';
+    };
+    headers?: {
+        /**
+         * Becomes the command id: a retried request with the same key has one effect.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        team: string;
+    };
+    query?: never;
+    url: '/api/v1/teams/{team}/asks';
+};
+
+export type StartAskErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    413: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    415: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type StartAskError = StartAskErrors[keyof StartAskErrors];
+
+export type StartAskResponses = {
+    /**
+     * Success
+     */
+    201: {
+        askId: string;
+        streamVersion: string;
+        routing: {
+            model: string;
+            tier: 'haiku' | 'sonnet' | 'opus';
+            effort: 'quick' | 'standard' | 'deep';
+            thinkingBudgetTokens: number;
+            reasons: Array<string>;
+            signals: {
+                isExploration: boolean;
+                filesAffected: number;
+                requiresReasoning: boolean;
+                isTeamLead: boolean;
+                dependencyDepth: number;
+                ambiguity: 'low' | 'medium' | 'high';
+            };
+            pinned: boolean;
+        };
+    };
+};
+
+export type StartAskResponse = StartAskResponses[keyof StartAskResponses];
+
+export type GetAskData = {
+    body?: never;
+    path: {
+        team: string;
+        askId: string;
+    };
+    query?: never;
+    url: '/api/v1/teams/{team}/asks/{askId}';
+};
+
+export type GetAskErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type GetAskError = GetAskErrors[keyof GetAskErrors];
+
+export type GetAskResponses = {
+    /**
+     * Success
+     */
+    200: {
+        askId: string;
+        team: string;
+        status: 'running' | 'completed' | 'failed';
+        prompt: string;
+        persona: string;
+        agent: string | null;
+        workspace: string;
+        routing: {
+            model: string;
+            tier: 'haiku' | 'sonnet' | 'opus';
+            effort: 'quick' | 'standard' | 'deep';
+            thinkingBudgetTokens: number;
+            reasons: Array<string>;
+            signals: {
+                isExploration: boolean;
+                filesAffected: number;
+                requiresReasoning: boolean;
+                isTeamLead: boolean;
+                dependencyDepth: number;
+                ambiguity: 'low' | 'medium' | 'high';
+            };
+            pinned: boolean;
+        };
+        simulated: boolean;
+        sessionId: string | null;
+        result: string | null;
+        filesChanged: Array<string>;
+        dir: string | null;
+        branch: string | null;
+        commit: string | null;
+        costUsd: string | null;
+        usage: {
+            inputTokens: number;
+            outputTokens: number;
+            cacheWrite5mTokens: number;
+            cacheWrite1hTokens: number;
+            cacheReadTokens: number;
+        } | null;
+        turns: number | null;
+        failure: string | null;
+        startedAt: string;
+        endedAt: string | null;
+    };
+};
+
+export type GetAskResponse = GetAskResponses[keyof GetAskResponses];
+
+export type ListMcpToolsData = {
+    body?: never;
+    path: {
+        team: string;
+    };
+    query: {
+        source: string;
+    };
+    url: '/api/v1/teams/{team}/mcp-tools';
+};
+
+export type ListMcpToolsErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type ListMcpToolsError = ListMcpToolsErrors[keyof ListMcpToolsErrors];
+
+export type ListMcpToolsResponses = {
+    /**
+     * Success
+     */
+    200: {
+        servers: Array<{
+            name: string;
+            scope: 'project' | 'user';
+            type: 'stdio' | 'http';
+            status: 'connected' | 'failed';
+            error?: string;
+            tools: Array<{
+                name: string;
+                tool: string;
+                description: string;
+                inputSchema: {
+                    [key: string]: unknown;
+                };
+            }>;
+        }>;
+        problems: Array<{
+            source: string;
+            field: string;
+            message: string;
+            server?: string;
+        }>;
+        toolSearchThreshold: number;
+    };
+};
+
+export type ListMcpToolsResponse = ListMcpToolsResponses[keyof ListMcpToolsResponses];
+
+export type ListAgentsData = {
+    body?: never;
+    path: {
+        team: string;
+    };
+    query?: {
+        source?: string;
+    };
+    url: '/api/v1/teams/{team}/agents';
+};
+
+export type ListAgentsErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type ListAgentsError = ListAgentsErrors[keyof ListAgentsErrors];
+
+export type ListAgentsResponses = {
+    /**
+     * Success
+     */
+    200: {
+        agents: Array<{
+            name: string;
+            scope: 'managed' | 'project' | 'user' | 'plugin' | 'cli' | 'built-in';
+            source: string;
+            description: string;
+            model: string;
+            tools?: Array<string>;
+            disallowedTools?: Array<string>;
+            maxTurns?: number;
+            shadows: Array<string>;
+        }>;
+        errors: Array<{
+            file: string;
+            field: string;
+            message: string;
+        }>;
+        warnings: Array<{
+            code: string;
+            message: string;
+            agent?: string;
+            source?: string;
+        }>;
+        shadowed: Array<{
+            name: string;
+            source: string;
+            by: string;
+        }>;
+    };
+};
+
+export type ListAgentsResponse = ListAgentsResponses[keyof ListAgentsResponses];
+
+export type ValidateAgentData = {
+    body: {
+        file?: string;
+        text: string;
+    };
+    headers?: {
+        /**
+         * Becomes the command id: a retried request with the same key has one effect.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/api/v1/agents/validate';
+};
+
+export type ValidateAgentErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    413: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    415: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type ValidateAgentError = ValidateAgentErrors[keyof ValidateAgentErrors];
+
+export type ValidateAgentResponses = {
+    /**
+     * Success
+     */
+    200: {
+        valid: boolean;
+        name?: string;
+        errors: Array<{
+            file: string;
+            field: string;
+            message: string;
+        }>;
+        warnings: Array<{
+            code: string;
+            message: string;
+            agent?: string;
+            source?: string;
+        }>;
+    };
+};
+
+export type ValidateAgentResponse = ValidateAgentResponses[keyof ValidateAgentResponses];
 
 export type ListTokensData = {
     body?: never;
@@ -6630,7 +7288,7 @@ export type StreamEventsError = StreamEventsErrors[keyof StreamEventsErrors];
 
 export type StreamEventsResponses = {
     /**
-     * An endless event stream
+     * An endless event stream; each message's `data:` line is a `StreamEventPayload` (JSON)
      */
     200: string;
 };
@@ -6893,3 +7551,60 @@ export type SentryStoreResponses = {
 };
 
 export type SentryStoreResponse = SentryStoreResponses[keyof SentryStoreResponses];
+
+export type McpData = {
+    body: {
+        jsonrpc: '2.0';
+    } | Array<{
+        jsonrpc: '2.0';
+    }>;
+    headers?: {
+        /**
+         * The negotiated protocol version
+         */
+        'MCP-Protocol-Version'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/mcp';
+};
+
+export type McpErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    413: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    415: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+};
+
+export type McpError = McpErrors[keyof McpErrors];
+
+export type McpResponses = {
+    /**
+     * A JSON-RPC 2.0 message of the Model Context Protocol
+     */
+    200: {
+        jsonrpc: '2.0';
+    };
+    /**
+     * A notification or response was accepted (no body)
+     */
+    202: unknown;
+};
+
+export type McpResponse = McpResponses[keyof McpResponses];
