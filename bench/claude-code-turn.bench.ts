@@ -1,27 +1,14 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runClaudeCode } from '@headspace/agent-runtime';
-import { createTeam, setSubjectNamespace } from '@headspace/contracts';
-import { request } from '@headspace/messaging';
-import { createServiceApp, loadConfig } from '@headspace/platform';
-import { deleteNamespaceStreams, findClaudeCli } from '@headspace/testing';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { benchDatabase, percentile, type BenchRow } from './bench-kit';
-import { benchNats, launchService, natsUrl, type ServiceProcess } from './service-process';
-import { AppModule as OrchestratorModule } from '../apps/orchestrator/src/app.module';
-import { SERVICE as ORCHESTRATOR, configSchema as orchestratorConfig } from '../apps/orchestrator/src/config';
+import { findClaudeCli } from '@headspace/testing';
+import { percentile, type BenchRow } from './bench-kit';
+import { orchestratorBench, readingScenario } from './orchestrator-bench';
 import { LlmBackendProvider } from '../apps/orchestrator/src/sessions/ports/llm-backend.provider';
-import { SessionSupervisor } from '../apps/orchestrator/src/sessions/session-supervisor';
 
 const TURNS = 6;
 const SITUATION = 'bench-cli';
-
-function scenario(): string {
-  const steps = Array.from({ length: TURNS }, (_, i) => `  - text: Step ${i + 1}.\n    tool_use:\n      - name: Read\n        input: { file_path: README.md }`);
-  return [`id: ${SITUATION}`, 'persona: "*"', `situation: ${SITUATION}`, 'steps:', ...steps, '  - text: Done.', ''].join('\n');
-}
 
 /**
  * Control-plane overhead per Claude Code turn (issue 23): the same scripted session (six Reads, the
@@ -35,40 +22,20 @@ function scenario(): string {
 export async function benchClaudeCodeTurn(options: { quick: boolean }): Promise<BenchRow[]> {
   const binary = findClaudeCli();
   if (!binary) return [{ name: 'claude-code turn: skipped', value: 0, unit: '', note: 'the @anthropic-ai/claude-code binary is not installed (npm ci)' }];
-  const db = await benchDatabase('ccturn');
-  const namespace = `bench-cc-${randomBytes(3).toString('hex')}`;
-  const dir = await mkdtemp(join(tmpdir(), 'hs-bench-cc-'));
-  const nc = await benchNats();
-  setSubjectNamespace(namespace);
-  const services: ServiceProcess[] = [];
-  let orchestrator: NestFastifyApplication | undefined;
+  const bench = await orchestratorBench({ label: 'ccturn', scenarios: { cli: readingScenario(SITUATION, TURNS, { last: 'Done.' }) }, env: { HS_CLAUDE_BINARY: binary } });
   try {
-    await mkdir(join(dir, 'scenarios'));
-    await mkdir(join(dir, 'ws'));
-    await mkdir(join(dir, 'home'));
-    await writeFile(join(dir, 'scenarios', 'cli.yaml'), scenario());
-    await writeFile(join(dir, 'ws', 'README.md'), '# bench\n');
-    const env = { DATABASE_URL: db.url, HS_NAMESPACE: namespace };
-    for (const name of ['team-manager', 'cost-governor']) services.push(await launchService(name, env));
-    await request(nc, createTeam, { name: 'bench', leadAgentType: 'general-purpose' });
-    const config = loadConfig(
-      orchestratorConfig,
-      { ...env, NATS_URL: natsUrl(), LOG_LEVEL: 'error', HS_SIMULATOR_SCENARIOS: join(dir, 'scenarios'), HS_WORKSPACES_DIR: join(dir, 'runs'), HS_AGENT_HOME: join(dir, 'agents'), HS_CLAUDE_BINARY: binary, ANTHROPIC_API_KEY: '' },
-      ORCHESTRATOR,
-    );
-    orchestrator = await createServiceApp(OrchestratorModule.forRoot(config), { bufferLogs: false });
-    await orchestrator.init();
-    const supervisor = orchestrator.get(SessionSupervisor);
-    const backend = (await orchestrator.get(LlmBackendProvider).get()).backend;
+    await mkdir(join(bench.dir, 'home'));
+    const { supervisor } = bench;
+    const backend = (await bench.app.get(LlmBackendProvider).get()).backend;
 
     const bare = async () => {
       const t0 = performance.now();
       const run = await runClaudeCode({
         spec: { name: 'bench', role: 'bench', owns: [], learnings: '', tools: ['Read'], task: 'Read the README, again and again.', model: 'sonnet' },
-        cwd: join(dir, 'ws'),
+        cwd: bench.ws,
         binary,
         inheritEnv: false,
-        env: { HOME: join(dir, 'home'), ANTHROPIC_BASE_URL: backend.baseURL, ANTHROPIC_API_KEY: backend.apiKey, ANTHROPIC_CUSTOM_HEADERS: `X-Headspace-Situation: ${SITUATION}`, DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
+        env: { HOME: join(bench.dir, 'home'), ANTHROPIC_BASE_URL: backend.baseURL, ANTHROPIC_API_KEY: backend.apiKey, ANTHROPIC_CUSTOM_HEADERS: `X-Headspace-Situation: ${SITUATION}`, DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
       });
       return { ms: performance.now() - t0, turns: run.result.turnsUsed };
     };
@@ -76,7 +43,7 @@ export async function benchClaudeCodeTurn(options: { quick: boolean }): Promise<
       const sessionId = randomUUID();
       const ended = supervisor.whenEnded(sessionId);
       const t0 = performance.now();
-      await supervisor.start({ sessionId, team: 'bench', persona: 'bench', kind: 'task', model: 'sonnet', effort: 'quick', runtime: 'claude-code', simulated: true, prompt: 'Read the README, again and again.', workspace: join(dir, 'ws'), situation: SITUATION, tools: ['Read'] });
+      await supervisor.start({ sessionId, team: bench.team, persona: 'bench', kind: 'task', model: 'sonnet', effort: 'quick', runtime: 'claude-code', simulated: true, prompt: 'Read the README, again and again.', workspace: bench.ws, situation: SITUATION, tools: ['Read'] });
       const outcome = await ended;
       return { ms: performance.now() - t0, turns: outcome.turns };
     };
@@ -102,12 +69,6 @@ export async function benchClaudeCodeTurn(options: { quick: boolean }): Promise<
       { name: 'claude-code: control-plane overhead per CLI turn p50', value: p50(extra), unit: 'ms', note: `max ${sort(extra).at(-1)!.toFixed(1)} ms; the built-in runtime's: see agent-turn` },
     ];
   } finally {
-    setSubjectNamespace('');
-    await orchestrator?.close();
-    for (const s of services.reverse()) await s.stop();
-    await deleteNamespaceStreams(nc, namespace).catch(() => undefined);
-    await nc.close();
-    await db.drop();
-    await rm(dir, { recursive: true, force: true });
+    await bench.close();
   }
 }

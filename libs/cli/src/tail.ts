@@ -4,6 +4,7 @@ import { CliError } from './exit-codes';
 import type { Io } from './output';
 import { SseParser, type SseMessage } from './sse-reader';
 import type { StreamEventPayload } from '@headspace/contracts';
+import { abortableSleep as sleep } from './abortable-sleep';
 
 export interface TailOptions {
   team?: string;
@@ -105,17 +106,4 @@ export async function tail(api: ApiClient, io: Io, options: TailOptions): Promis
     io.err.write(`${pc.yellow('!')} stream interrupted; reconnecting${lastEventId ? ' where it left off' : ''}\n`);
     await sleep(retryHint ?? backoff, options.signal);
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done);
-  });
 }

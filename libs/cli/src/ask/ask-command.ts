@@ -8,6 +8,7 @@ import type { Io } from '../output';
 import { teamNameFor, type RunCommandKit } from '../run/run-commands';
 import { SseParser } from '../sse-reader';
 import { routingLine, summaryLines, turnLines, type AskRoutingLike, type AskViewLike } from './ask-output';
+import { abortableSleep as sleep } from '../abortable-sleep';
 
 const efforts = ['quick', 'standard', 'deep'] as const;
 /** A workspace given as a git URL is passed as it is; anything else is a local directory. */
@@ -129,17 +130,4 @@ async function streamTurns(api: ApiClient, o: FollowAskOptions, signal: AbortSig
   } catch {
     // stopped or dropped: the polled view carries the end
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done);
-  });
 }

@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline/promises';
 import type { ApiClient } from '../api-client';
 import type { Io } from '../output';
 import { renderRunProgress, renderRunSummary, type RunSummary, type RunViewLike, type SpendGroup } from './run-progress';
+import { abortableSleep as sleep } from '../abortable-sleep';
 
 export interface FollowOptions {
   team: string;
@@ -19,11 +20,6 @@ interface Spend {
 }
 
 const ENDED = new Set(['completed', 'failed']);
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-  });
 
 /**
  * Follows a run until it ends: on a terminal the progress block is redrawn in place, elsewhere

@@ -23,9 +23,9 @@ describe('record-usage', () => {
 
   it('records the cost computed from the price table with its version', async () => {
     const reply = await h.send(recordUsage, { attribution, model: 'sonnet', tokens });
-    expect(reply).toMatchObject({ model: 'claude-sonnet-4-6', costMicros: '87000', costUsd: '0.087000', priceVersion: 2 });
+    expect(reply).toMatchObject({ model: 'claude-sonnet-4-6', costMicros: '87000', costUsd: '0.087000', priceVersion: 3 });
     const { rows } = await h.db.pool.query(`SELECT data FROM cost_governor.events WHERE type = 'usage.recorded' AND data ->> 'usageId' = $1`, [reply.usageId]);
-    expect(rows[0].data).toMatchObject({ costMicros: '87000', priceVersion: 2, tier: 'sonnet', attribution });
+    expect(rows[0].data).toMatchObject({ costMicros: '87000', priceVersion: 3, tier: 'sonnet', attribution });
   });
 
   it('records a retried command once', async () => {
