@@ -24,3 +24,19 @@ export function findClaudeCli(): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * The environment a spec gives the real CLI to talk to the Messages-API simulator at `baseUrl`
+ * with its own `home`: no auto-update, no traffic but the model's. `situation` picks the
+ * simulator's script (its X-Headspace-Situation header).
+ */
+export function simulatedClaudeEnv(home: string, baseUrl: string, situation?: string): Record<string, string> {
+  return {
+    HOME: home,
+    ANTHROPIC_BASE_URL: baseUrl,
+    ANTHROPIC_API_KEY: 'sim',
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    ...(situation ? { ANTHROPIC_CUSTOM_HEADERS: `X-Headspace-Situation: ${situation}` } : {}),
+  };
+}

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSimulator, type RunningSimulator } from '@headspace/llm';
-import { findClaudeCli } from '@headspace/testing';
+import { findClaudeCli, simulatedClaudeEnv } from '@headspace/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGatewayHarness, type GatewayHarness } from '../testing/gateway-harness';
 
@@ -103,7 +103,7 @@ describe('Claude Code drives Headspace through MCP', () => {
           cwd: home,
           timeout: 150_000,
           maxBuffer: 64 * 1024 * 1024,
-          env: { PATH: process.env.PATH, HOME: home, ANTHROPIC_BASE_URL: sim.url, ANTHROPIC_API_KEY: 'sim', DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
+          env: { PATH: process.env.PATH, ...simulatedClaudeEnv(home, sim.url) },
         },
         (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: unknown }).code ?? 1) || 1 : 0, stdout, stderr }),
       );

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '@headspace/llm';
-import { findClaudeCli } from '@headspace/testing';
+import { findClaudeCli, simulatedClaudeEnv } from '@headspace/testing';
 import { runClaudeCode, type RunClaudeCodeOptions } from './run';
 import type { ClaudeSpawnSpec } from './spawn-args';
 import type { ClaudeStreamMessage } from './stream';
@@ -140,12 +140,7 @@ function run(cwd: string, spec: ClaudeSpawnSpec, extra: Partial<RunClaudeCodeOpt
     inheritEnv: false,
     timeoutMs: 120_000,
     env: {
-      HOME: home,
-      ANTHROPIC_BASE_URL: sim.url,
-      ANTHROPIC_API_KEY: 'sim',
-      DISABLE_AUTOUPDATER: '1',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      ANTHROPIC_CUSTOM_HEADERS: 'X-Headspace-Situation: cc-runner',
+      ...simulatedClaudeEnv(home, sim.url, 'cc-runner'),
       GIT_AUTHOR_NAME: 'agent',
       GIT_AUTHOR_EMAIL: 'agent@example.com',
       GIT_COMMITTER_NAME: 'agent',

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findClaudeCli } from '@headspace/testing';
+import { findClaudeCli, simulatedClaudeEnv } from '@headspace/testing';
 import { SIMULATED_LABEL } from './engine';
 import { startSimulator } from './main';
 import type { RunningSimulator } from './server';
@@ -59,15 +59,7 @@ function runClaude(args: string[], extraEnv: Record<string, string> = {}): Promi
         cwd: home,
         timeout: 150_000,
         maxBuffer: 64 * 1024 * 1024,
-        env: {
-          PATH: process.env.PATH,
-          HOME: home,
-          ANTHROPIC_BASE_URL: sim.url,
-          ANTHROPIC_API_KEY: 'sim',
-          DISABLE_AUTOUPDATER: '1',
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-          ...extraEnv,
-        },
+        env: { PATH: process.env.PATH, ...simulatedClaudeEnv(home, sim.url), ...extraEnv },
       },
       (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: unknown }).code ?? 1) || 1 : 0, stdout, stderr }),
     );

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHookEngine, runClaudeCode, toolCallPolicyOf, type ClaudeHookEndpoint, type ClaudePolicy, type ClaudeSpawnSpec } from '@headspace/agent-runtime';
 import { startSimulator, type RunningSimulator } from '@headspace/llm';
-import { findClaudeCli } from '@headspace/testing';
+import { findClaudeCli, simulatedClaudeEnv } from '@headspace/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaudeHookEndpointService, HOOK_UNAUTHORIZED, type OpenHookEndpoint } from './claude-hook-endpoint.service';
 import { recordingProxy, type RecordingProxy } from './testing/recording-proxy';
@@ -115,7 +115,7 @@ function runCli(cwd: string, task: string, policy: ClaudePolicy, tools: string[]
     timeoutMs: 120_000,
     trackGitChanges: false,
     hookEndpoint,
-    env: { HOME: cliHome, ANTHROPIC_BASE_URL: proxy.url, ANTHROPIC_API_KEY: 'sim', DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', ANTHROPIC_CUSTOM_HEADERS: 'X-Headspace-Situation: cc-hooks' },
+    env: simulatedClaudeEnv(cliHome, proxy.url, 'cc-hooks'),
   });
 }
 
