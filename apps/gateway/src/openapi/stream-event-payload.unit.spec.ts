@@ -15,7 +15,7 @@ describe('the stream payload in the OpenAPI document', () => {
     expect(stream.itemSchema).toEqual({ $ref: '#/components/schemas/StreamEventPayload' });
     const payload = doc.components.schemas.StreamEventPayload;
     expect(payload.required?.sort()).toEqual(['data', 'eventId', 'streamId', 'summary', 'time', 'type']);
-    expect(Object.keys(payload.properties ?? {}).sort()).toEqual(['data', 'eventId', 'streamId', 'summary', 'team', 'time', 'traceId', 'type']);
+    expect(Object.keys(payload.properties ?? {}).sort()).toEqual(['data', 'eventId', 'position', 'streamId', 'summary', 'team', 'time', 'traceId', 'type']);
   });
 
   it('accepts what the gateway sends and refuses a payload without its envelope fields', () => {

@@ -28,6 +28,8 @@ export interface StreamEventPayload {
   traceId?: string;
   streamId: string;
   summary: string;
+  /** The event's log position token (see the contract's StreamEventPayload). */
+  position?: string;
   data: unknown;
 }
 

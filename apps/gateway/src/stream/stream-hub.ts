@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { ErrorCodes, HeadspaceError, namespacedStreamName, namespacedSubject } from '@headspace/contracts';
-import { decodeEnvelope, headerValue, HsHeaders, toCloudEvent } from '@headspace/messaging';
+import { decodeEnvelope, formatPositionToken, headerValue, HsHeaders, toCloudEvent } from '@headspace/messaging';
 import { NATS_CONNECTION } from '@headspace/platform';
 import { meter } from '@headspace/telemetry';
 import {
@@ -377,6 +377,9 @@ export class StreamHub implements OnModuleInit, BeforeApplicationShutdown {
       ...(traceId !== undefined ? { traceId } : {}),
       streamId: envelope.streamId,
       summary: this.summariser.summarise(type, data),
+      ...(envelope.transactionId !== undefined
+        ? { position: formatPositionToken(serviceOf(streamKey), { transactionId: envelope.transactionId, globalPosition: envelope.globalPosition }) }
+        : {}),
       data: envelope.data,
     };
     let cloudFrame: string | undefined;
@@ -405,9 +408,12 @@ function cloudEventOf(streamKey: string, envelope: ReturnType<typeof decodeEnvel
       recordedAt: envelope.recordedAt.toISOString(),
       metadata: traceparent === undefined ? envelope.metadata : { ...envelope.metadata, traceparent },
     },
-    streamKey.replace(/_/g, '-'),
+    serviceOf(streamKey),
   );
 }
+
+/** The service owning a stream: its cursor key (`team_manager` → `team-manager`). */
+const serviceOf = (streamKey: string) => streamKey.replace(/_/g, '-');
 
 function isStreamGone(error: unknown): boolean {
   return error instanceof JetStreamApiError && (error.code === JetStreamApiCodes.StreamNotFound || error.code === JetStreamApiCodes.ConsumerNotFound);

@@ -180,4 +180,19 @@ describe('live event stream of a team at work', () => {
     reference.close();
     resumed.close();
   });
+
+  it("gives each event its place in its service's log, and a read sent with it in Headspace-Min-Position shows that event", async () => {
+    const feed = await sse(`?team=${team}&types=mailbox.*`);
+    await request(nc, openInbox, { team, memberId: 'may', role: 'member' });
+    const sent = await request(nc, sendMessage, { team, from: 'con', type: 'message', to: 'may', body: 'The seed data is in, go ahead.', summary: 'The seed data is in, go ahead' });
+    const frame = await feed.next((m) => m.event === 'mailbox.message-delivered' && m.json<{ data: { recipient?: string } }>().data.recipient === 'may', 'the delivery to may');
+    const { eventId, position } = frame.json<{ eventId: string; position?: string }>();
+    const { rows } = await db.pool.query<{ tx: string; gp: string }>('SELECT transaction_id::text AS tx, global_position::text AS gp FROM team_manager.events WHERE event_id = $1', [eventId]);
+    expect(position).toBe(`team-manager:${rows[0].tx}:${rows[0].gp}`);
+    const read = await fetch(`${base}/api/v1/teams/${team}/inboxes/may/messages`, { headers: { ...auth, 'headspace-min-position': position! } });
+    expect(read.status).toBe(200);
+    const { items } = (await read.json()) as { items: { messageId: string }[] };
+    expect(items.map((m) => m.messageId)).toContain(sent.messageId);
+    feed.close();
+  });
 });

@@ -14,6 +14,11 @@ export const streamEventPayloadSchema = z.object({
   team: z.string().optional().describe('The team it belongs to, when it belongs to one'),
   traceId: z.string().regex(/^[0-9a-f]{32}$/).optional().describe('The W3C trace id of the traceparent it was recorded under'),
   summary: z.string().describe('One line for people'),
+  position: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]*:\d+:\d+$/)
+    .optional()
+    .describe('Where the event stands in its service\'s log, as a Headspace-Position token: send it back in Headspace-Min-Position and a query answers once the event is in its read models'),
   data: z.record(z.string(), z.unknown()).describe('The event payload, as the contracts define it for `type`'),
 });
 export type StreamEventPayload = z.output<typeof streamEventPayloadSchema>;

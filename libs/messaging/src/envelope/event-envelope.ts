@@ -14,6 +14,12 @@ export interface EventEnvelope {
   streamId: string;
   streamVersion: string;
   globalPosition: string;
+  /**
+   * The id of the transaction that appended it: with `globalPosition`, the event's place in the
+   * order processors read the log, so a reader can ask a query to wait until it is projected.
+   * Absent in messages relayed before it was added.
+   */
+  transactionId?: string;
   schemaVersion: number;
   data: unknown;
   metadata: EventMetadata;
@@ -29,6 +35,7 @@ export const eventEnvelopeSchema = z.object({
   streamId: z.string().min(1),
   streamVersion: decimal,
   globalPosition: decimal,
+  transactionId: decimal.optional(),
   schemaVersion: z.number().int().positive(),
   data: z.unknown(),
   metadata: eventMetadataSchema.default({}),
@@ -42,6 +49,7 @@ export function toEnvelope(event: RecordedEvent): EventEnvelope {
     streamId: event.streamId,
     streamVersion: event.streamVersion.toString(),
     globalPosition: event.globalPosition.toString(),
+    transactionId: event.transactionId,
     schemaVersion: event.schemaVersion,
     data: event.data,
     metadata: event.metadata ?? {},
@@ -63,6 +71,8 @@ export interface EnvelopeEvent<T = unknown> {
   streamId: string;
   streamVersion: bigint;
   globalPosition: bigint;
+  /** See EventEnvelope.transactionId. */
+  transactionId?: string;
   schemaVersion: number;
   data: T;
   metadata: EventMetadata;
@@ -84,6 +94,7 @@ export function decodeEnvelope(body: Uint8Array): EnvelopeEvent {
     streamId: e.streamId,
     streamVersion: BigInt(e.streamVersion),
     globalPosition: BigInt(e.globalPosition),
+    ...(e.transactionId !== undefined ? { transactionId: e.transactionId } : {}),
     schemaVersion: e.schemaVersion,
     data: e.data,
     metadata: e.metadata,

@@ -18,13 +18,20 @@ const recorded: RecordedEvent = {
 };
 
 describe('event envelope', () => {
-  it('round-trips an event with int8 positions beyond Number precision as decimal strings', () => {
+  it('round-trips an event with int8 positions beyond Number precision and its transaction id as decimal strings', () => {
     const bytes = encodeEnvelope(toEnvelope(recorded));
     const json = JSON.parse(new TextDecoder().decode(bytes));
     expect(json.globalPosition).toBe('18446744073709551000');
-    expect(json).not.toHaveProperty('transactionId');
-    const { transactionId: _tx, category: _c, ...expected } = recorded;
+    expect(json.transactionId).toBe('123');
+    const { category: _c, ...expected } = recorded;
     expect(decodeEnvelope(bytes)).toEqual(expected);
+  });
+
+  it('decodes a message relayed before envelopes carried the transaction id', () => {
+    const { transactionId: _tx, ...older } = toEnvelope(recorded);
+    const decoded = decodeEnvelope(new TextEncoder().encode(JSON.stringify(older)));
+    expect(decoded).not.toHaveProperty('transactionId');
+    expect(decoded.globalPosition).toBe(recorded.globalPosition);
   });
 
   it('rejects a body that is not an envelope with a ValidationError naming the field', () => {

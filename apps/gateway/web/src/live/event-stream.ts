@@ -1,4 +1,5 @@
 import type { StreamEventPayload } from '../api/generated';
+import { readPositions } from '../api/client';
 import { EVENT_TYPES } from '../api/generated/event-types.gen';
 
 /** One `data:` line of the stream, as the gateway's OpenAPI document describes it. */
@@ -78,6 +79,7 @@ export class EventStream {
     const event = JSON.parse(message.data) as StreamPayload;
     if (this.seen.has(event.eventId)) return;
     this.seen.add(event.eventId);
+    readPositions.remember(event.position);
     this.events = [{ ...event, cursor: message.lastEventId }, ...this.events].slice(0, KEEP);
     this.version++;
     if (this.state !== 'live') this.state = 'live';

@@ -39,6 +39,10 @@ export type StreamEventPayload = {
      */
     summary: string;
     /**
+     * Where the event stands in its service's log, as a Headspace-Position token: send it back in Headspace-Min-Position and a query answers once the event is in its read models
+     */
+    position?: string;
+    /**
      * The event payload, as the contracts define it for `type`
      */
     data: {
