@@ -54,6 +54,37 @@ export async function projectionContents(pool: Pool, projections: ProjectionTabl
   return contents;
 }
 
+/** The last position of each service's log (schema → `transaction id:global position`), to see whether anything was appended between two moments. */
+export async function logHeads(pool: Pool, projections: ProjectionTables[]): Promise<Record<string, string>> {
+  const heads: Record<string, string> = {};
+  for (const schema of new Set(projections.map((p) => p.schema))) {
+    const { rows } = await pool.query<{ head: string | null }>(
+      `SELECT transaction_id::text || ':' || global_position AS head FROM "${schema}".events ORDER BY transaction_id DESC, global_position DESC LIMIT 1`,
+    );
+    heads[schema] = rows[0]?.head ?? '0:0';
+  }
+  return heads;
+}
+
+/**
+ * The projections whose stored checkpoint has not reached the end of their service's log. A typed
+ * projection stores how far its idle looks skipped when it renews its lease, so in a quiet system
+ * every checkpoint reaches the end within a lease renewal; until then its tables may miss events.
+ */
+export async function projectionsBehind(pool: Pool, projections: ProjectionTables[]): Promise<string[]> {
+  const behind: string[] = [];
+  for (const p of projections) {
+    const { rows } = await pool.query<{ behind: boolean }>(
+      `SELECT coalesce((SELECT (c.transaction_id, c.global_position) < (e.transaction_id, e.global_position)
+                          FROM "${p.schema}".events e ORDER BY e.transaction_id DESC, e.global_position DESC LIMIT 1), false) AS behind
+         FROM "${p.schema}".checkpoints c WHERE c.processor = $1`,
+      [p.processor],
+    );
+    if (rows[0]?.behind !== false) behind.push(`${p.schema}/${p.processor}`);
+  }
+  return behind;
+}
+
 /** The runbook's rebuild (deploy/k8s/RUNBOOK.md), with every service stopped: tables emptied, checkpoints gone. */
 export async function resetProjections(pool: Pool, projections: ProjectionTables[]): Promise<void> {
   const client = await pool.connect();

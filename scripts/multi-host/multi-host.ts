@@ -15,7 +15,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { join } from 'node:path';
 import { Pool } from 'pg';
 import { waitFor } from '../../libs/testing/src/infra/util';
-import { declaredProjections, differences, exactlyOnce, projectionContents, resetProjections } from './checks';
+import { declaredProjections, differences, exactlyOnce, logHeads, projectionContents, projectionsBehind, resetProjections, type Contents } from './checks';
 import { createHosts, hosts, killEverythingOn, setPartitioned, sweepHosts } from './hosts';
 import { Load, statsBetween, type WindowStats } from './load';
 import { natsNodes, natsServers, waitForMetaLeader } from './nats-hosts';
@@ -242,22 +242,31 @@ async function main(): Promise<void> {
   check(once.duplicated.length === 0, `no command applied twice (${once.duplicated.length})`);
 
   // Projections: the runbook's rebuild (every service stopped, tables and checkpoints emptied, one replica each started) equals live.
+  // "Live" is read from a log that no longer moves: every replica stopped (a service may still append as it stops), one of each
+  // started again and waited for until every projection's checkpoint is at the end of its log, read, stopped, and the log
+  // checked unchanged since the read; otherwise a projection still catching up, or an append at shutdown, reads as a difference.
   const projections = declaredProjections();
-  let live = await projectionContents(pool, projections);
-  await waitFor(
-    'the projections to settle',
-    async () => {
-      const again = await projectionContents(pool!, projections);
-      const same = differences(live, again).length === 0;
-      live = again;
-      return same;
-    },
-    { timeoutMs: 30_000, intervalMs: 1_000 },
-  );
+  const oneEach = [...new Map(replicas.map((r) => [r.service, r])).values()];
   await Promise.all(replicas.map((r) => r.stop()));
+  let live: Contents = {};
+  for (let attempt = 1; ; attempt++) {
+    await Promise.all(oneEach.map((r) => r.start()));
+    let behind: string[] = [];
+    await waitFor('every projection at the end of its log', async () => (behind = await projectionsBehind(pool!, projections)).length === 0, {
+      timeoutMs: 60_000,
+      intervalMs: 500,
+    }).catch(() => undefined);
+    check(behind.length === 0, `every projection caught up with its log before the rebuild${behind.length ? `; behind: ${behind.join(', ')}` : ''}`);
+    const heads = await logHeads(pool, projections);
+    live = await projectionContents(pool, projections);
+    await Promise.all(oneEach.map((r) => r.stop()));
+    const moved = Object.entries(await logHeads(pool, projections)).filter(([schema, head]) => heads[schema] !== head);
+    if (moved.length === 0) break;
+    say(`appended while stopping (${moved.map(([schema]) => schema).join(', ')}): reading live again`);
+    if (attempt === 3) throw new Error(`the log kept moving as services stopped: ${moved.map(([schema]) => schema).join(', ')}`);
+  }
   await resetProjections(pool, projections);
   const rebuildAt = Date.now();
-  const oneEach = [...new Map(replicas.map((r) => [r.service, r])).values()];
   await Promise.all(oneEach.map((r) => r.start()));
   let diff: string[] = [];
   await waitFor(

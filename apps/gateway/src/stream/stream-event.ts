@@ -19,19 +19,8 @@ export interface StreamEvent {
   cloudFrame(): string;
 }
 
-/** The JSON of an SSE message's `data:` line. */
-export interface StreamEventPayload {
-  eventId: string;
-  type: string;
-  time: string;
-  team?: string;
-  traceId?: string;
-  streamId: string;
-  summary: string;
-  /** The event's log position token (see the contract's StreamEventPayload). */
-  position?: string;
-  data: unknown;
-}
+/** The JSON of an SSE message's `data:` line: the contract the OpenAPI document publishes. */
+export type { StreamEventPayload } from '@headspace/contracts';
 
 type Data = Record<string, unknown>;
 

@@ -380,7 +380,8 @@ export class StreamHub implements OnModuleInit, BeforeApplicationShutdown {
       ...(envelope.transactionId !== undefined
         ? { position: formatPositionToken(serviceOf(streamKey), { transactionId: envelope.transactionId, globalPosition: envelope.globalPosition }) }
         : {}),
-      data: envelope.data,
+      // Every event's payload is an object (defineEvent takes z.object schemas).
+      data,
     };
     let cloudFrame: string | undefined;
     return {
