@@ -14,6 +14,7 @@ export const OrchestratorErrorCodes = {
   runSourceNotAllowed: 'RUN.SOURCE_NOT_ALLOWED',
   runOutputInvalid: 'RUN.OUTPUT_INVALID',
   askNotFound: 'ASK.NOT_FOUND',
+  batchNotFound: 'BATCH.NOT_FOUND',
 } as const;
 
 /** HTTP status for codes of this area that the suffix rules of http-status.ts would map wrongly. */

@@ -32,3 +32,4 @@ export {
 export { PromptCache, type CacheUsage } from './prompt-cache';
 export { parseSimulatedLatency, generationMs, type SimulatedLatency } from './latency';
 export { estimateTokens, canonicalJson } from './request';
+export { SimulatorBatches, matchBatchRoute, MAX_BATCH_REQUESTS, type BatchResult, type BatchStatus, type MessageBatchJson, type SimulatorBatchesOptions } from './batches';

@@ -29,6 +29,8 @@ export interface StartSimulatorOptions {
   retryAfterMs?: number;
   /** Answer as slowly as a model would (default: `HS_SIMULATOR_LATENCY`, else at once). */
   latency?: SimulatedLatency;
+  /** Message Batches: time from create to the last request answered (default: `HS_SIMULATOR_BATCH_MS`, else 1 s). */
+  batchProcessingMs?: number;
   /** Print the banner line (default true). */
   announce?: boolean;
   log?: (line: string) => void;
@@ -49,6 +51,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     host: options.host,
     retryAfterMs: options.retryAfterMs,
     latency,
+    batchProcessingMs: options.batchProcessingMs ?? batchProcessingMsFromEnv(),
   });
   if (options.announce !== false) {
     (options.log ?? ((line: string) => process.stdout.write(`${line}\n`)))(
@@ -58,6 +61,12 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     );
   }
   return running;
+}
+
+function batchProcessingMsFromEnv(): number | undefined {
+  const raw = process.env.HS_SIMULATOR_BATCH_MS?.trim();
+  const ms = raw ? Number(raw) : NaN;
+  return Number.isInteger(ms) && ms >= 0 ? ms : undefined;
 }
 
 function argValue(name: string): string | undefined {

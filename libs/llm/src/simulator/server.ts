@@ -23,6 +23,7 @@ import {
   type MessagesRequest,
 } from './request';
 import type { Scenario } from './scenario';
+import { BatchApiError, matchBatchRoute, SimulatorBatches, type BatchResult } from './batches';
 
 export interface SimulatorOptions {
   scenarios: readonly Scenario[];
@@ -34,6 +35,8 @@ export interface SimulatorOptions {
   maxBodyBytes?: number;
   /** Answer as slowly as a model would (default: at once). */
   latency?: SimulatedLatency;
+  /** Message Batches: time from create to the last request answered (default 1 s). */
+  batchProcessingMs?: number;
 }
 
 /** An error response (`status` + API error `type`), or with `delayMs` only: a slow answer. */
@@ -59,9 +62,12 @@ export class SimulatorHandler {
   private requestCounter = 0;
   /** The last valid POST /v1/messages body, as the simulator read it (for specs about what a client sends). */
   lastRequest?: MessagesRequest;
+  /** The Message Batches API (`/v1/messages/batches`), answered by the same engine. */
+  readonly batches: SimulatorBatches;
 
   constructor(private readonly options: SimulatorOptions) {
     this.cache = new PromptCache(options.now);
+    this.batches = new SimulatorBatches((params) => this.batchAnswer(params), { processingMs: options.batchProcessingMs, now: options.now });
   }
 
   /** Clears the prompt cache, scripted-error counters and queued faults. */
@@ -70,6 +76,7 @@ export class SimulatorHandler {
     this.attempts.clear();
     this.faults.length = 0;
     this.lastRequest = undefined;
+    this.batches.clear();
   }
 
   /** The next `faults.length` calls to POST /v1/messages fail with these errors, in order. */
@@ -95,6 +102,11 @@ export class SimulatorHandler {
     }
     if (req.method === 'GET' && (path === '/health' || path === '/')) {
       this.sendJson(res, 200, { ok: true, simulated: true, scenarios: this.options.scenarios.map((s) => s.id) });
+      return;
+    }
+    const batchRoute = matchBatchRoute(req.method ?? 'GET', path);
+    if (batchRoute) {
+      await this.batchRoute(req, res, batchRoute);
       return;
     }
     if (req.method !== 'POST' || (path !== '/v1/messages' && path !== '/v1/messages/count_tokens')) {
@@ -208,6 +220,62 @@ export class SimulatorHandler {
     if (latency) await wait(latency.firstTokenMs + generationMs(latency, message.usage.output_tokens));
     if (res.destroyed) return;
     this.sendJson(res, 200, message);
+  }
+
+  private async batchRoute(req: IncomingMessage, res: ServerResponse, route: NonNullable<ReturnType<typeof matchBatchRoute>>): Promise<void> {
+    const baseURL = `http://${req.headers.host ?? '127.0.0.1'}`;
+    try {
+      switch (route.op) {
+        case 'create': {
+          const raw = await this.readBody(req);
+          if (raw === undefined) return this.sendError(res, 413, 'request_too_large', 'Request exceeds the maximum allowed number of bytes.');
+          let body: unknown;
+          try {
+            body = JSON.parse(raw);
+          } catch {
+            return this.sendError(res, 400, 'invalid_request_error', 'The request body is not valid JSON.');
+          }
+          return this.sendJson(res, 200, this.batches.create(body, baseURL));
+        }
+        case 'list':
+          return this.sendJson(res, 200, this.batches.list(new URL(req.url ?? '/', baseURL).searchParams, baseURL));
+        case 'retrieve':
+          return this.sendJson(res, 200, this.batches.retrieve(route.id!, baseURL));
+        case 'cancel':
+          return this.sendJson(res, 200, this.batches.cancel(route.id!, baseURL));
+        case 'delete':
+          return this.sendJson(res, 200, this.batches.delete(route.id!));
+        case 'results': {
+          const text = this.batches.results(route.id!);
+          res.writeHead(200, { 'content-type': 'application/binary', 'content-length': Buffer.byteLength(text) });
+          res.end(text);
+          return;
+        }
+      }
+    } catch (error) {
+      if (error instanceof BatchApiError) return this.sendError(res, error.status, error.type, error.message);
+      throw error;
+    }
+  }
+
+  /** One request of a batch, answered by the engine as POST /v1/messages would, billed at the batch tier. */
+  private batchAnswer(params: Record<string, unknown>): BatchResult {
+    const invalid = (message: string): BatchResult => ({ type: 'errored', error: { type: 'error', error: { type: 'invalid_request_error', message } } });
+    const parsed = messagesRequestSchema.safeParse(params);
+    if (!parsed.success) return invalid(describeIssues(parsed.error));
+    const request = parsed.data;
+    if (request.stream) return invalid('stream: streaming is not supported in a batch');
+    const segments = requestSegments(request);
+    const cacheProblem = cacheControlProblem(segments);
+    if (cacheProblem) return invalid(cacheProblem);
+    const ctx = readContext(request);
+    const scenario = selectScenario(this.options.scenarios, ctx.persona, ctx.situation, ctx.firstUserText);
+    if (!scenario) return invalid(`${SIMULATED_LABEL} ${ErrorCodes.simulatorNoScenario}: no scenario for persona "${ctx.persona}" situation "${ctx.situation}"`);
+    const picked = pickReply(scenario, ctx);
+    const scripted = picked.reply.error;
+    if (scripted) return { type: 'errored', error: { type: 'error', error: { type: scripted.type, message: scripted.message ?? defaultMessage(scripted.type) } } };
+    const message = buildMessage(request, picked, ctx, this.cache.apply(request.model, segments));
+    return { type: 'succeeded', message: { ...message, usage: { ...message.usage, service_tier: 'batch' } } };
   }
 
   private readBody(req: IncomingMessage): Promise<string | undefined> {
