@@ -4,6 +4,7 @@ import {
   type EventData,
   type SessionUsage,
   type sessionBudgetDecided,
+  type sessionCompacted,
   type sessionEnded,
   type sessionExitReasons,
   type sessionHandedOff,
@@ -21,7 +22,8 @@ export type SessionEvent =
   | { type: 'session.budget-decided'; data: EventData<typeof sessionBudgetDecided> }
   | { type: 'session.handed-off'; data: EventData<typeof sessionHandedOff> }
   | { type: 'session.reflected'; data: EventData<typeof sessionReflected> }
-  | { type: 'session.ended'; data: EventData<typeof sessionEnded> };
+  | { type: 'session.ended'; data: EventData<typeof sessionEnded> }
+  | { type: 'session.compacted'; data: EventData<typeof sessionCompacted> };
 
 type Started = EventData<typeof sessionStarted>;
 
@@ -40,6 +42,9 @@ export interface SessionState {
   filesModified: string[];
   handedOff: boolean;
   reflected: boolean;
+  /** The last turn a compaction covered (0: never compacted). */
+  compactedThroughTurn: number;
+  compactions: number;
 }
 
 export type SessionCommand =
@@ -49,6 +54,7 @@ export type SessionCommand =
   | ({ type: 'record-budget-decision'; now: string } & Omit<EventData<typeof sessionBudgetDecided>, 'at'>)
   | ({ type: 'record-handoff'; now: string } & Omit<EventData<typeof sessionHandedOff>, 'at'>)
   | ({ type: 'record-reflection'; now: string } & Omit<EventData<typeof sessionReflected>, 'at'>)
+  | ({ type: 'record-compaction'; now: string } & Omit<EventData<typeof sessionCompacted>, 'at'>)
   | { type: 'end-session'; sessionId: string; exitReason: (typeof sessionExitReasons)[number]; summary: string; error?: string; now: string };
 
 const zeroUsage = (): SessionUsage => ({ inputTokens: 0, outputTokens: 0, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0, cacheReadTokens: 0 });
@@ -117,6 +123,16 @@ const recordReflection: Decide<'record-reflection'> = (command, state) => {
   return [{ type: 'session.reflected', data: recorded(command) }];
 };
 
+/** A running session compacts at most once per turn, only after that turn's tool calls are all answered. */
+const recordCompaction: Decide<'record-compaction'> = (command, state) => {
+  if (state.status !== 'none' && command.turn <= state.compactedThroughTurn) return [];
+  requireRunning(state, command.sessionId);
+  if (command.turn !== state.turns || Object.keys(state.pendingToolUses).length > 0) {
+    throw new HeadspaceError(ErrorCodes.sessionTurnOutOfOrder, `Compaction through turn ${command.turn} recorded at turn ${state.turns} with unanswered tool calls or out of order`, { field: 'turn' });
+  }
+  return [{ type: 'session.compacted', data: recorded(command) }];
+};
+
 /** A running session ends once, with the sums of its turns, usage, tools and files. */
 const endSession: Decide<'end-session'> = (command, state) => {
   if (state.status === 'ended') return [];
@@ -151,6 +167,7 @@ const decide = decideByType<SessionCommand, SessionState, SessionEvent>({
   'record-budget-decision': recordBudgetDecision,
   'record-handoff': recordHandoff,
   'record-reflection': recordReflection,
+  'record-compaction': recordCompaction,
   'end-session': endSession,
 });
 
@@ -192,6 +209,8 @@ function evolve(state: SessionState, event: SessionEvent): SessionState {
       return { ...state, reflected: true };
     case 'session.ended':
       return { ...state, status: 'ended', pendingToolUses: {} };
+    case 'session.compacted':
+      return { ...state, usage: addUsage(state.usage, event.data.usage), compactedThroughTurn: event.data.turn, compactions: state.compactions + 1 };
   }
 }
 
@@ -205,6 +224,8 @@ const initialState = (): SessionState => ({
   filesModified: [],
   handedOff: false,
   reflected: false,
+  compactedThroughTurn: 0,
+  compactions: 0,
 });
 
 export const agentSessionDecider: Decider<SessionCommand, SessionState, SessionEvent> = { decide, evolve, initialState };

@@ -151,4 +151,39 @@ describe('session conversation', () => {
     const messages = conversationOf([started, turn1, toolDone]);
     expect(messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'tu-1', content: 'wrote a.ts' }] });
   });
+
+  describe('compaction', () => {
+    const compactedData = { sessionId: 's-1', turn: 1, trigger: 'auto' as const, model: 'claude-sonnet-4-5', summary: 'Wrote a.ts; next: tests.', preserved: '[PRESERVE_VERBATIM file-path]\nsrc/a.ts', preservedItems: 1, sessionFile: '.headspace/session-state.json', contextTokens: 170_000, thresholdPercent: 83.5, usage };
+    const compacted: SessionEvent = { type: 'session.compacted', data: { ...compactedData, at: now } };
+    const compact = { ...compactedData, type: 'record-compaction' as const, now };
+
+    it('a session compacts after a turn whose tool calls are all answered', () => {
+      DeciderSpec.for(agentSessionDecider).given([started, turn1, toolDone]).when(compact).then([compacted]);
+    });
+
+    it('compacting the same turn again appends nothing (a resumed session repeating the step)', () => {
+      DeciderSpec.for(agentSessionDecider).given([started, turn1, toolDone, compacted]).when(compact).then([]);
+    });
+
+    it('compaction with a tool call of the turn unanswered is refused', () => {
+      DeciderSpec.for(agentSessionDecider).given([started, turn1]).when(compact).thenThrows(codeIs('SESSION.TURN_OUT_OF_ORDER'));
+    });
+
+    it('the summarising call counts in the session’s usage', () => {
+      const state = [started, turn1, toolDone, compacted].reduce(agentSessionDecider.evolve, agentSessionDecider.initialState());
+      expect(state).toMatchObject({ compactedThroughTurn: 1, compactions: 1, usage: { inputTokens: 200, outputTokens: 40 } });
+    });
+
+    it('the conversation after a compaction is the task and the summary with what was preserved, then the turns after it', () => {
+      const turn2: SessionEvent = { type: 'session.model-called', data: { ...turn1.data, turn: 2, stopReason: 'end_turn', content: [{ type: 'text', text: 'done' }] } };
+      const messages = conversationOf([started, turn1, toolDone, compacted, turn2]);
+      expect(messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+      const [task, summary] = messages[0].content.map((b) => String(b.text));
+      expect(task).toBe('Implement the parser');
+      expect(summary).toContain('turns 1–1 are summarised below');
+      expect(summary).toContain('<session-summary>\nWrote a.ts; next: tests.\n</session-summary>');
+      expect(summary).toContain('src/a.ts');
+      expect(messages[1].content).toEqual([{ type: 'text', text: 'done' }]);
+    });
+  });
 });

@@ -15,6 +15,8 @@ const activityOf = (event: SessionEvent): string | undefined => {
       return event.data.decision === 'allowed' ? undefined : `budget ${event.data.decision}: ${event.data.reason ?? ''}`.trim();
     case 'session.handed-off':
       return 'handed off';
+    case 'session.compacted':
+      return `compacted its context after turn ${event.data.turn}`;
     default:
       return undefined;
   }

@@ -12,12 +12,22 @@ export interface ConversationMessage {
  * continues from here; tool calls already answered are never run again.
  */
 export function conversationOf(events: SessionEvent[]): ConversationMessage[] {
-  const messages: ConversationMessage[] = [];
+  let messages: ConversationMessage[] = [];
   let pendingUser: ConversationBlock[] = [];
+  let prompt = '';
   for (const event of events) {
     switch (event.type) {
       case 'session.started':
-        pendingUser = [{ type: 'text', text: event.data.prompt }];
+        prompt = event.data.prompt;
+        pendingUser = [{ type: 'text', text: prompt }];
+        break;
+      case 'session.compacted':
+        // The turns so far give way to their summary: the task, the summary and what triage preserved.
+        messages = [];
+        pendingUser = [
+          { type: 'text', text: prompt },
+          { type: 'text', text: compactedText(event.data) },
+        ];
         break;
       case 'session.model-called':
         if (event.data.injectedText) pendingUser.push({ type: 'text', text: event.data.injectedText });
@@ -39,4 +49,14 @@ export function conversationOf(events: SessionEvent[]): ConversationMessage[] {
   }
   if (pendingUser.length > 0) messages.push({ role: 'user', content: pendingUser });
   return messages;
+}
+
+/** What the model reads in place of the compacted turns (as Claude Code continues a compacted conversation). */
+export function compactedText(d: { turn: number; summary: string; preserved?: string }): string {
+  return [
+    `This session is being continued after its context was compacted: turns 1–${d.turn} are summarised below.`,
+    `<session-summary>\n${d.summary}\n</session-summary>`,
+    ...(d.preserved ? [`Kept verbatim from those turns (errors, paths, decisions; also in the session-state file):\n<preserved-context>\n${d.preserved}\n</preserved-context>`] : []),
+    'Continue the task from where it stopped.',
+  ].join('\n\n');
 }

@@ -84,6 +84,8 @@ function stepId(command: SessionCommand): string {
       return `${command.sessionId}:tool:${command.toolUseId}`;
     case 'record-budget-decision':
       return `${command.sessionId}:budget:${command.turn}`;
+    case 'record-compaction':
+      return `${command.sessionId}:compact:${command.turn}`;
     default:
       return `${command.sessionId}:${command.type}`;
   }

@@ -10,7 +10,7 @@ const turns = meter.createCounter('headspace.orchestrator.turns', { description:
 const toolCalls = meter.createCounter('headspace.orchestrator.tool_calls', { description: 'Tool results recorded by agent sessions, by tool and outcome (ok or error)' });
 const handoffs = meter.createCounter('headspace.orchestrator.handoffs', { description: 'Sessions that filled their context and handed off to a fresh one, by persona' });
 const compactions = meter.createCounter('headspace.orchestrator.compactions', {
-  description: 'Context compactions in agent sessions, by persona (orchestrator sessions hand off instead of compacting: 0 unless that changes)',
+  description: 'Context compactions in agent sessions, by persona (below the handoff threshold, see HEADSPACE_AUTOCOMPACT_PCT_OVERRIDE)',
 });
 const runsEnded = meter.createCounter('headspace.orchestrator.runs.ended', { description: 'Runs ended, by outcome (done, issues, failed)' });
 
@@ -52,6 +52,9 @@ export function countSessionEvents(sessionId: string, events: readonly SessionEv
         break;
       case 'session.handed-off':
         handoffs.add(1, { persona });
+        break;
+      case 'session.compacted':
+        compactions.add(1, { persona });
         break;
       case 'session.ended':
         if (activeHere.delete(sessionId)) sessionsActive.add(-1, { persona });

@@ -5,3 +5,4 @@ export * from './thresholds';
 export * from './context-window';
 export * from './handoff';
 export * from './ingest';
+export * from './compaction';

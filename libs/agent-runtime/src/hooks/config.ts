@@ -6,12 +6,14 @@ import { ErrorCodes, HeadspaceError } from '@headspace/contracts';
 import { HOOK_EVENTS, type HookEventName } from './events';
 
 /**
- * Where hooks come from, highest precedence first (seed 003 Req 3.3, 19, 23): enterprise managed
- * settings, user (`~/.headspace/settings.json`), project (`.headspace/settings.json`), project-local
- * (`.headspace/settings.local.json`), plugin, skill frontmatter, and the agent definition /
- * persona (subagent frontmatter, where Stop becomes SubagentStop).
+ * Where hooks come from, highest precedence first, as Claude Code orders its settings (managed >
+ * local > project > user, see ADR 0042): enterprise managed settings, project-local
+ * (`.claude/settings.local.json`), project (`.claude/settings.json`), user (`~/.claude/settings.json`),
+ * then plugin, skill frontmatter and the agent definition / persona (subagent frontmatter, where
+ * Stop becomes SubagentStop). Every matching hook runs; precedence decides whose reason, updated
+ * input and `env` value wins when they differ. `.headspace/` beside `.claude/` is read too.
  */
-export const HOOK_SCOPES = ['managed', 'user', 'project', 'local', 'plugin', 'skill', 'agent'] as const;
+export const HOOK_SCOPES = ['managed', 'local', 'project', 'user', 'plugin', 'skill', 'agent'] as const;
 export type HookScope = (typeof HOOK_SCOPES)[number];
 export const scopeRank = (scope: HookScope): number => HOOK_SCOPES.indexOf(scope);
 
@@ -115,23 +117,26 @@ export interface HookSettingsFile {
 }
 
 export interface SettingsLocations {
-  /** Workspace / project directory (holds `.headspace/settings.json` and `.headspace/settings.local.json`). */
+  /** Workspace / project directory (holds `.claude/settings.json` and `.claude/settings.local.json`, or the `.headspace/` ones). */
   projectDir?: string;
-  /** Home directory for `~/.headspace/settings.json` (default os.homedir()). */
+  /** Home directory for `~/.claude/settings.json` and `~/.headspace/settings.json` (default os.homedir()). */
   homeDir?: string;
   /** Enterprise managed settings file (e.g. distributed from a git config repository). */
   managedPath?: string;
 }
 
+/** Settings directories of a home or project: Claude Code's own, then ours. */
+export const SETTINGS_DIRS = ['.claude', '.headspace'] as const;
+
 /** The settings files of each file-based scope, in precedence order; missing files are skipped. */
 export function settingsPaths(loc: SettingsLocations): Array<{ scope: HookScope; path: string }> {
   const out: Array<{ scope: HookScope; path: string }> = [];
   if (loc.managedPath) out.push({ scope: 'managed', path: loc.managedPath });
-  out.push({ scope: 'user', path: path.join(loc.homeDir ?? os.homedir(), '.headspace', 'settings.json') });
   if (loc.projectDir) {
-    out.push({ scope: 'project', path: path.join(loc.projectDir, '.headspace', 'settings.json') });
-    out.push({ scope: 'local', path: path.join(loc.projectDir, '.headspace', 'settings.local.json') });
+    for (const dir of SETTINGS_DIRS) out.push({ scope: 'local', path: path.join(loc.projectDir, dir, 'settings.local.json') });
+    for (const dir of SETTINGS_DIRS) out.push({ scope: 'project', path: path.join(loc.projectDir, dir, 'settings.json') });
   }
+  for (const dir of SETTINGS_DIRS) out.push({ scope: 'user', path: path.join(loc.homeDir ?? os.homedir(), dir, 'settings.json') });
   return out;
 }
 

@@ -71,16 +71,20 @@ describe('loadHookSettingsFiles', () => {
   };
   const hook = (command: string) => ({ hooks: { PreToolUse: [{ hooks: [{ type: 'command', command }] }] } });
 
-  it('reads managed, user, project and local files in precedence order, skipping missing ones', async () => {
+  it('reads managed, local, project and user files in Claude Code precedence order, .claude before .headspace, skipping missing ones', async () => {
     const managed = path.join(home, 'managed.json');
     await put(managed, hook('managed.sh'));
-    await put(path.join(project, '.headspace/settings.json'), hook('project.sh'));
-    await put(path.join(project, '.headspace/settings.local.json'), hook('local.sh'));
+    await put(path.join(home, '.claude/settings.json'), hook('user.sh'));
+    await put(path.join(project, '.claude/settings.json'), hook('project.sh'));
+    await put(path.join(project, '.headspace/settings.json'), hook('project-hs.sh'));
+    await put(path.join(project, '.claude/settings.local.json'), hook('local.sh'));
     const files = await loadHookSettingsFiles({ homeDir: home, projectDir: project, managedPath: managed });
     expect(files.map((f) => [f.scope, f.settings.hooks?.PreToolUse?.[0].hooks[0]])).toEqual([
       ['managed', { type: 'command', command: 'managed.sh' }],
-      ['project', { type: 'command', command: 'project.sh' }],
       ['local', { type: 'command', command: 'local.sh' }],
+      ['project', { type: 'command', command: 'project.sh' }],
+      ['project', { type: 'command', command: 'project-hs.sh' }],
+      ['user', { type: 'command', command: 'user.sh' }],
     ]);
   });
 

@@ -220,12 +220,10 @@ export class HookEngine {
   /** Environment of command hooks (Req 3.9): scrubbed base, settings env by precedence, session env, BRAINMASS_* variables. */
   hookEnv(input: HookInput, session: HookSession): Record<string, string> {
     const env = scrubEnv(this.options.env ?? process.env, this.options.keepEnv);
-    const layers = [...this.settingsEnv].sort((a, b) => scopeRank(b.scope) - scopeRank(a.scope));
-    for (const layer of layers) if (!this.managedOnly || layer.scope === 'managed') Object.assign(env, layer.env);
-    Object.assign(env, session.env ?? {});
+    Object.assign(env, this.declaredEnv(session));
     const toolInput = (input as { tool_input?: Record<string, unknown> }).tool_input;
     const filePath = toolInput?.file_path ?? toolInput?.path;
-    // Ours to set, under the seed's BRAINMASS_* names and our HEADSPACE_* names (stale values from the parent env are replaced).
+    // Ours to set, under Claude Code's CLAUDE_* names (CLAUDE_PROJECT_DIR), the seed's BRAINMASS_* names and our HEADSPACE_* names (stale values from the parent env are replaced).
     const own: Record<(typeof OWN_ENV)[number], string | undefined> = {
       SESSION_ID: session.sessionId,
       PROJECT_DIR: session.cwd,
@@ -234,17 +232,27 @@ export class HookEngine {
       TOOL_INPUT_FILE_PATH: typeof filePath === 'string' ? filePath : undefined,
     };
     for (const name of OWN_ENV) {
-      for (const prefix of ['BRAINMASS_', 'HEADSPACE_']) {
+      for (const prefix of ['CLAUDE_', 'BRAINMASS_', 'HEADSPACE_']) {
         if (own[name] === undefined) delete env[prefix + name];
         else env[prefix + name] = own[name];
       }
     }
-    // Set by the operator under either name: give hooks both.
-    const seedPct = 'BRAINMASS_AUTOCOMPACT_PCT_OVERRIDE';
-    const ourPct = 'HEADSPACE_AUTOCOMPACT_PCT_OVERRIDE';
-    if (env[seedPct] !== undefined && env[ourPct] === undefined) env[ourPct] = env[seedPct];
-    else if (env[ourPct] !== undefined && env[seedPct] === undefined) env[seedPct] = env[ourPct];
+    // Set by the operator under any of its names: give hooks all three (the orchestrator's order: ours, Claude Code's, the seed's).
+    const pctNames = ['HEADSPACE_AUTOCOMPACT_PCT_OVERRIDE', 'CLAUDE_AUTOCOMPACT_PCT_OVERRIDE', 'BRAINMASS_AUTOCOMPACT_PCT_OVERRIDE'];
+    const pct = pctNames.map((n) => env[n]).find((v) => v !== undefined);
+    if (pct !== undefined) for (const n of pctNames) env[n] ??= pct;
     return env;
+  }
+
+  /**
+   * The variables settings files declare for hooks (`env`, lower scopes first so higher ones win)
+   * and the session's own: all of them cross into a sandbox, unlike the host environment.
+   */
+  declaredEnv(session: HookSession): Record<string, string> {
+    const env: Record<string, string> = {};
+    const layers = [...this.settingsEnv].sort((a, b) => scopeRank(b.scope) - scopeRank(a.scope));
+    for (const layer of layers) if (!this.managedOnly || layer.scope === 'managed') Object.assign(env, layer.env);
+    return Object.assign(env, session.env ?? {});
   }
 
   /** Fires `event`: runs every matching hook (async ones in the background) and combines their decisions. */
@@ -253,13 +261,14 @@ export class HookEngine {
     const target = matcherTarget(input);
     const matching = this.sorted().filter((r) => r.event === event && (!r.regex || target === undefined || r.regex.test(target)));
     const env = this.hookEnv(input, session);
+    const declared = this.declaredEnv(session);
     const outcomes = await Promise.all(
       matching.map(async (reg): Promise<HookOutcome> => {
         const base = { event, scope: reg.scope, source: reg.source, handler: reg.handler.type, label: label(reg.handler), ...(reg.matcher !== undefined ? { matcher: reg.matcher } : {}) };
         if (this.managedOnly && reg.scope !== 'managed') return { ...base, result: 'skipped', reason: 'allowManagedHooksOnly: only managed hooks run', durationMs: 0 };
         if (reg.handler.async) {
           const started = Date.now();
-          const p = this.execute(reg, input, env)
+          const p = this.execute(reg, input, env, declared)
             .then((run) => this.options.onAsyncOutcome?.(toOutcome(base, run, Date.now() - started)))
             .catch(() => undefined)
             .finally(() => this.pending.delete(p));
@@ -267,18 +276,18 @@ export class HookEngine {
           return { ...base, result: 'async', durationMs: 0 };
         }
         const started = Date.now();
-        const run = await this.execute(reg, input, env);
+        const run = await this.execute(reg, input, env, declared);
         return toOutcome(base, run, Date.now() - started);
       }),
     );
     return combine(event, outcomes);
   }
 
-  private async execute(reg: HookRegistration, input: HookInput, env: Record<string, string>): Promise<HandlerRun> {
+  private async execute(reg: HookRegistration, input: HookInput, env: Record<string, string>, declared: Record<string, string>): Promise<HandlerRun> {
     const h = reg.handler;
     switch (h.type) {
       case 'command':
-        return runCommandHook(h, input, { cwd: input.cwd, env, timeoutMs: (h.timeout ?? DEFAULT_HOOK_TIMEOUT_S.command) * 1000, ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}) });
+        return runCommandHook(h, input, { cwd: input.cwd, env, timeoutMs: (h.timeout ?? DEFAULT_HOOK_TIMEOUT_S.command) * 1000, ...(this.options.sandbox ? { sandbox: this.options.sandbox, sandboxEnv: declared } : {}) });
       case 'prompt':
         return runPromptHook(h, input, this.options.promptEvaluator, (h.timeout ?? DEFAULT_HOOK_TIMEOUT_S.prompt) * 1000);
       case 'agent':

@@ -79,11 +79,11 @@ describe('HookEngine with real command hooks', () => {
     });
   });
 
-  it('gives hooks the seed environment variables and no secrets', async () => {
+  it('gives hooks the seed and Claude Code environment variables (CLAUDE_PROJECT_DIR, session id, model) and no secrets', async () => {
     const dump = await writeScript(
       dir,
       'env.sh',
-      `printf '%s\\n' "sid=$BRAINMASS_SESSION_ID" "model=$BRAINMASS_MODEL" "file=$BRAINMASS_TOOL_INPUT_FILE_PATH" "pct=$BRAINMASS_AUTOCOMPACT_PCT_OVERRIDE" "search=$ENABLE_TOOL_SEARCH" "mcp=$MCP_TIMEOUT" "key=\${ANTHROPIC_API_KEY:-none}" "hs=$HEADSPACE_SESSION_ID:$HEADSPACE_TOOL_INPUT_FILE_PATH" > "${dir}/env.txt"`,
+      `printf '%s\\n' "sid=$BRAINMASS_SESSION_ID" "model=$BRAINMASS_MODEL" "file=$BRAINMASS_TOOL_INPUT_FILE_PATH" "pct=$BRAINMASS_AUTOCOMPACT_PCT_OVERRIDE" "search=$ENABLE_TOOL_SEARCH" "mcp=$MCP_TIMEOUT" "key=\${ANTHROPIC_API_KEY:-none}" "hs=$HEADSPACE_SESSION_ID:$HEADSPACE_TOOL_INPUT_FILE_PATH" "claude=$CLAUDE_PROJECT_DIR:$CLAUDE_SESSION_ID:$CLAUDE_MODEL:$CLAUDE_AUTOCOMPACT_PCT_OVERRIDE" > "${dir}/env.txt"`,
     );
     const engine = new HookEngine({ env: { PATH: process.env.PATH, ANTHROPIC_API_KEY: 'sk-ant-x', MCP_TIMEOUT: '5000', HEADSPACE_SESSION_ID: 'stale-parent-session' } });
     engine.addSettings('project', { env: { ENABLE_TOOL_SEARCH: 'auto' }, ...on('PostToolUse', dump, 'Write') });
@@ -101,6 +101,7 @@ describe('HookEngine with real command hooks', () => {
       'mcp=5000',
       'key=none',
       'hs=sess-42:src/a.ts',
+      `claude=${dir}:sess-42:claude-sonnet-4-5:70`,
     ]);
   });
 
@@ -232,8 +233,8 @@ describe('HookEngine with real command hooks', () => {
       expect(r).toMatchObject({ decision: 'allow', blocked: false });
       expect(r.outcomes.map((o) => [o.scope, o.result])).toEqual([
         ['managed', 'allow'],
-        ['user', 'skipped'],
         ['project', 'skipped'],
+        ['user', 'skipped'],
       ]);
     });
 
@@ -244,19 +245,21 @@ describe('HookEngine with real command hooks', () => {
       expect((await engine.run('PreToolUse', preToolUse('ls'), session)).blocked).toBe(true);
     });
 
-    it('orders outcomes managed > user > project > local > agent, whatever the registration order', async () => {
+    it('orders outcomes managed > local > project > user > agent (Claude Code settings precedence), whatever the registration order', async () => {
       const engine = new HookEngine();
       const scopes: HookScope[] = ['agent', 'local', 'project', 'user', 'managed'];
       for (const scope of scopes) engine.addSettings(scope, on('PreToolUse', 'true'), { source: scope });
       const r = await engine.run('PreToolUse', preToolUse('ls'), session);
-      expect(r.outcomes.map((o) => o.scope)).toEqual(['managed', 'user', 'project', 'local', 'agent']);
+      expect(r.outcomes.map((o) => o.scope)).toEqual(['managed', 'local', 'project', 'user', 'agent']);
     });
 
     it('the highest-precedence updatedInput wins, and a deny from any scope beats an allow', async () => {
       const engine = new HookEngine();
-      engine.addSettings('local', on('PreToolUse', await decide('local.sh', { permissionDecision: 'allow', updatedInput: { command: 'echo local' } })));
       engine.addSettings('user', on('PreToolUse', await decide('user.sh', { permissionDecision: 'allow', updatedInput: { command: 'echo user' } })));
-      expect((await engine.run('PreToolUse', preToolUse('echo model'), session)).updatedInput).toEqual({ command: 'echo user' });
+      engine.addSettings('project', on('PreToolUse', await decide('project.sh', { permissionDecision: 'allow', updatedInput: { command: 'echo project' } })));
+      expect((await engine.run('PreToolUse', preToolUse('echo model'), session)).updatedInput).toEqual({ command: 'echo project' });
+      engine.addSettings('local', on('PreToolUse', await decide('local.sh', { permissionDecision: 'allow', updatedInput: { command: 'echo local' } })));
+      expect((await engine.run('PreToolUse', preToolUse('echo model'), session)).updatedInput).toEqual({ command: 'echo local' });
       engine.addSettings('agent', on('PreToolUse', 'echo "persona forbids it" >&2; exit 2'));
       const r = await engine.run('PreToolUse', preToolUse('echo model'), session);
       expect(r).toMatchObject({ decision: 'deny', blocked: true, reason: 'persona forbids it' });

@@ -127,11 +127,12 @@ export function parseCommandStdout(stdout: string, event: HookEventName): Handle
 export async function runCommandHook(
   cfg: Pick<CommandHookConfig, 'command'>,
   input: HookInput,
-  opts: { cwd: string; env: Record<string, string>; timeoutMs: number; signal?: AbortSignal; sandbox?: Sandbox },
+  opts: { cwd: string; env: Record<string, string>; timeoutMs: number; signal?: AbortSignal; sandbox?: Sandbox; sandboxEnv?: Record<string, string> },
 ): Promise<HandlerRun> {
   let run;
   try {
-    const sandbox = opts.sandbox ? { ...opts.sandbox, policy: { ...opts.sandbox.policy, env: { ...opts.sandbox.policy.env, ...hookOwnEnv(opts.env) } } } : undefined;
+    // Into the sandbox: its own env, what settings declared for hooks, and the hook protocol's variables.
+    const sandbox = opts.sandbox ? { ...opts.sandbox, policy: { ...opts.sandbox.policy, env: { ...opts.sandbox.policy.env, ...(opts.sandboxEnv ?? {}), ...hookOwnEnv(opts.env) } } } : undefined;
     run = await runShell(cfg.command, { cwd: opts.cwd, env: opts.env, timeoutMs: opts.timeoutMs, stdin: JSON.stringify(input), maxOutputChars: 200_000, signal: opts.signal, ...(sandbox ? { sandbox } : {}) });
   } catch (e) {
     return { status: 'error', reason: `could not start hook: ${(e as Error).message}` };

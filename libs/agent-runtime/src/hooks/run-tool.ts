@@ -95,7 +95,12 @@ export async function runTool(opts: RunToolOptions): Promise<RunToolResult> {
         if (!prepared.ok) return finish(fail(ErrorCodes.toolInputInvalid, `A hook changed the input into something invalid: ${prepared.result.content}`), 'invalid');
         input = prepared.input;
       }
-      if (answer === undefined && opts.askPermission) answer = await opts.askPermission({ toolName: call.name, input, toolUseId: call.id, reason: pre.reason });
+      if (answer === undefined) {
+        // Nobody decided: a person is asked (Notification `permission_prompt`, as Claude Code sends it).
+        const note = await hooks.run('Notification', { message: `Headspace needs your permission to use ${call.name}`, notification_type: 'permission_prompt', title: 'Permission needed' }, session);
+        outcomes.push(...note.outcomes);
+        if (opts.askPermission) answer = await opts.askPermission({ toolName: call.name, input, toolUseId: call.id, reason: pre.reason });
+      }
       if (answer !== 'allow') {
         const why = perm.decision === 'deny' ? perm.reason : pre.reason;
         const code = answer === 'deny' ? ErrorCodes.toolDeniedByHook : ErrorCodes.toolApprovalRequired;

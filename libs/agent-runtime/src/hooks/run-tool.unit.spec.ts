@@ -85,6 +85,22 @@ describe('runTool: hooks, permissions and execution in one call', () => {
     expect(autoAllowed.outcomes.map((o) => `${o.event}:${o.result}`)).toEqual(['PreToolUse:ask', 'PermissionRequest:allow']);
   });
 
+  it('"ask" that no PermissionRequest hook decides fires Notification (permission_prompt) before a person is asked', async () => {
+    const hooks = new HookEngine();
+    hooks.addSettings('project', {
+      hooks: {
+        PreToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: `echo '{"permissionDecision":"ask"}'` }] }],
+        Notification: [{ matcher: 'permission_prompt', hooks: [{ type: 'command', command: `cat > "${scripts}/notification.json"` }] }],
+      },
+    });
+    const registry = new ToolRegistry({ tools: workspaceTools });
+    const asked: string[] = [];
+    const r = await runTool({ registry, hooks, call: { id: 't1', name: 'Write', input: { file_path: 'x.yml', content: 'a' } }, ctx: ctx(), askPermission: async (q) => (asked.push(q.toolName), 'deny') });
+    expect(r.outcomes.map((o) => `${o.event}:${o.result}`)).toEqual(['PreToolUse:ask', 'Notification:noop']);
+    expect(asked).toEqual(['Write']);
+    expect(JSON.parse(await readFile(path.join(scripts, 'notification.json'), 'utf8'))).toMatchObject({ hook_event_name: 'Notification', notification_type: 'permission_prompt', message: 'Headspace needs your permission to use Write' });
+  });
+
   it('fires PostToolUse with the tool response, or PostToolUseFailure when the tool fails, and shows exit-2 feedback', async () => {
     await writeFiles(root, { 'a.txt': 'one\n' });
     const dump = await writeScript(scripts, 'dump.sh', `cat >> "${scripts}/post.jsonl"; echo >> "${scripts}/post.jsonl"`);

@@ -62,6 +62,11 @@ export const sessionStarted = defineEvent({
     ownedPaths: z.array(ownsGlobSchema).max(100).optional(),
     /** A subagent's session: the lead session whose `agent__<name>` tool call started it (its persona is the agent's name). */
     parentSessionId: id.optional(),
+    /**
+     * An ask's or a run's session running a custom agent definition (`--agent`): its body heads the
+     * system prompt and its turn limit caps the session's (its tools and model are in `tools`/`model`).
+     */
+    agent: z.object({ name: id, systemPrompt: z.string().max(100_000), maxTurns: z.number().int().positive().optional() }).optional(),
     startedAt: at,
   }),
 });
@@ -167,4 +172,35 @@ export const sessionEnded = defineEvent({
   }),
 });
 
-export const sessionEvents = [sessionStarted, sessionModelCalled, sessionToolCalled, sessionBudgetDecided, sessionHandedOff, sessionReflected, sessionEnded];
+/**
+ * The session compacted its conversation (seed 003 Req 2.4–2.12): the turns so far are replaced by
+ * the model's summary plus the items triage preserved verbatim; the conversation carries on from
+ * them. PreCompact hooks (the built-in backup) ran first and the session-state file was written.
+ */
+export const sessionCompacted = defineEvent({
+  service: 'orchestrator',
+  category: 'session',
+  name: 'compacted',
+  schema: z.object({
+    sessionId: id,
+    /** The last turn the summary covers; the next turn starts from the summary. */
+    turn: z.number().int().positive(),
+    trigger: z.enum(['auto', 'manual']),
+    /** The model that wrote the summary. */
+    model: id,
+    summary: z.string().min(1).max(100_000),
+    /** PRESERVE_VERBATIM / PRESERVE_STRUCTURED items of the compacted turns, rendered for the model. */
+    preserved: z.string().max(100_000).optional(),
+    preservedItems: z.number().int().nonnegative(),
+    /** The session-state file written before compaction (workspace-relative). */
+    sessionFile: z.string().max(1_000),
+    /** Context tokens of the last turn before compaction, and the threshold (percent of the working window) it crossed. */
+    contextTokens: z.number().int().nonnegative(),
+    thresholdPercent: z.number().min(1).max(100),
+    /** The summarising call's usage (counted in the session's usage). */
+    usage: sessionUsageSchema,
+    at,
+  }),
+});
+
+export const sessionEvents = [sessionStarted, sessionModelCalled, sessionToolCalled, sessionBudgetDecided, sessionHandedOff, sessionReflected, sessionEnded, sessionCompacted];

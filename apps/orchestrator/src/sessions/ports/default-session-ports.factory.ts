@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { composePrompt, LearningsStore, SkillFileStore } from '@headspace/agent-runtime';
+import { composePrompt, LearningsStore, SkillFileStore, type HookSession } from '@headspace/agent-runtime';
 import { ErrorCodes, exportManifest, HeadspaceError, listPersonas, openInbox, type EventData, type sessionStarted } from '@headspace/contracts';
 import { request } from '@headspace/messaging';
 import { EventStore } from '@headspace/event-store';
@@ -18,7 +18,10 @@ import { GovernorBudgetPort } from './governor-budget.adapter';
 import { LlmBackendProvider } from './llm-backend.provider';
 import { LlmModelPort } from './llm-model.adapter';
 import { handoffPort, reflectionPort } from './protocol-ports';
-import { handoffThresholdOf } from './handoff-threshold';
+import { compactThresholdOf, handoffThresholdOf } from './handoff-threshold';
+import { LlmHookEvaluator } from './hook-evaluator.adapter';
+import { AsyncHookInbox, HookLifecycle } from './hook-lifecycle.adapter';
+import { SessionCompaction } from './session-compaction.adapter';
 import { createSessionHookEngine } from './session-hook-engine';
 import { sessionPolicy, type ManifestMember } from './session-policy';
 import { TEAM_TOOLS_PORT, type TeamToolsFor } from './team-tools.port';
@@ -67,25 +70,36 @@ export class DefaultSessionPortsFactory implements SessionPortsFactory {
     const sandbox = await this.sandboxes.forSession(started, workspace);
     const team = this.teamTools(started.team);
     const policy = sessionPolicy(started, member);
+    const model = new LlmModelPort(backend.client, abort.signal, this.llm.priceTable);
+    const budget = new GovernorBudgetPort(
+      this.nc,
+      { sessionId: started.sessionId, persona: started.persona, team: started.team, project: started.runId ?? started.team, surface: 'api', ...(started.taskId ? { taskId: started.taskId } : {}) },
+      started.effort,
+    );
+    // Prompt and agent hooks on a light model through the same port and governor; async hooks' outcomes reach the next turn.
+    // The workspace's own settings only with a sandbox: their command hooks then run where its Bash does, never on the host.
+    const evaluator = new LlmHookEvaluator(model, budget, this.config.HS_HOOK_MODEL);
+    const inbox = new AsyncHookInbox();
     const [hooks, system, mcp] = await Promise.all([
-      createSessionHookEngine(this.config, started, this.hookFailures, sandbox),
+      createSessionHookEngine(this.config, started, this.hookFailures, sandbox, { ...(sandbox ? { projectDir: workspace } : {}), promptEvaluator: evaluator, agentEvaluator: evaluator, onAsyncOutcome: inbox.push }),
       this.systemPrompt(started, member, policy.owns),
       openMcpServers(this.config, workspace, { ...(sandbox ? { sandbox } : {}), extraEnv: { HEADSPACE_SESSION_ID: started.sessionId, HEADSPACE_TEAM: started.team, HEADSPACE_PERSONA: started.persona } }),
     ]);
     for (const warning of mcpWarnings(mcp)) this.logger.warn(`session ${started.sessionId}: ${warning}`);
+    // The common input of every hook this session fires, and the session variables of command hooks.
+    const hookSession: HookSession = { sessionId: started.sessionId, cwd: workspace, agentId: started.persona, persona: started.persona, model: started.model, sessionType: 'headless' };
+    const window = model.contextWindow(started.model);
     const ports: SessionPorts = {
-      model: new LlmModelPort(backend.client, abort.signal, this.llm.priceTable),
-      tools: new WorkspaceToolPort({ workspace, agentId: started.persona, team: started.team, sessionId: started.sessionId, policy, hooks, teamTools: team, lockChecker: team, signal: abort.signal, ...(sandbox ? { sandbox } : {}), mcpTools: mcp.connections.tools(), toolSearchThreshold: this.config.HS_MCP_TOOL_SEARCH_THRESHOLD }),
-      budget: new GovernorBudgetPort(
-        this.nc,
-        { sessionId: started.sessionId, persona: started.persona, team: started.team, project: started.runId ?? started.team, surface: 'api', ...(started.taskId ? { taskId: started.taskId } : {}) },
-        started.effort,
-      ),
+      model,
+      tools: new WorkspaceToolPort({ workspace, agentId: started.persona, team: started.team, sessionId: started.sessionId, policy, hooks, hookSession, teamTools: team, lockChecker: team, signal: abort.signal, ...(sandbox ? { sandbox } : {}), mcpTools: mcp.connections.tools(), toolSearchThreshold: this.config.HS_MCP_TOOL_SEARCH_THRESHOLD }),
+      budget,
       mail: this.mailbox(started),
       reflection: reflectionPort,
       handoff: handoffPort,
       system: [{ type: 'text', text: system }],
       clock: () => new Date().toISOString(),
+      lifecycle: new HookLifecycle(hooks, hookSession, inbox),
+      compaction: new SessionCompaction(compactThresholdOf(this.config, window), workspace, { sessionId: started.sessionId, persona: started.persona, model: started.model }, window),
     };
     const limits: SessionLimits = { maxTurns: this.config.SESSION_MAX_TURNS, maxOutputTokens: this.config.SESSION_MAX_OUTPUT_TOKENS, handoffThreshold: handoffThresholdOf(this.config) };
     const built = { ports, limits, close: async () => { abort.abort(); await mcp.connections.close(); } };

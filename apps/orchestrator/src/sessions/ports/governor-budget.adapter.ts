@@ -17,7 +17,7 @@ export class GovernorBudgetPort implements BudgetPort {
     private readonly effort: 'quick' | 'standard' | 'deep',
   ) {}
 
-  async maySpend(req: { model: string; estimatedInputTokens: number; maxOutputTokens: number; turn: number }): Promise<BudgetDecision> {
+  async maySpend(req: { model: string; estimatedInputTokens: number; maxOutputTokens: number; turn: number; key?: string }): Promise<BudgetDecision> {
     const answer = await request(
       this.nc,
       maySpend,
@@ -27,7 +27,7 @@ export class GovernorBudgetPort implements BudgetPort {
         effort: this.effort,
         estimate: { inputTokens: req.estimatedInputTokens, maxOutputTokens: req.maxOutputTokens },
       },
-      { commandId: `${this.attribution.sessionId}:may-spend:${req.turn}` },
+      { commandId: `${this.attribution.sessionId}:may-spend:${req.key ?? req.turn}` },
     );
     const model = answer.routing.model;
     const reason = answer.message ?? answer.routing.reasons.join('; ');
@@ -46,21 +46,21 @@ export class GovernorBudgetPort implements BudgetPort {
     };
   }
 
-  async recordUsage(req: { reservationId?: string; model: string; usage: { inputTokens: number; outputTokens: number; cacheWrite5mTokens: number; cacheWrite1hTokens: number; cacheReadTokens: number }; turn: number }): Promise<void> {
+  async recordUsage(req: { reservationId?: string; model: string; usage: { inputTokens: number; outputTokens: number; cacheWrite5mTokens: number; cacheWrite1hTokens: number; cacheReadTokens: number }; turn: number; key?: string }): Promise<void> {
     await request(
       this.nc,
       recordUsage,
       { attribution: this.attribution, model: req.model, tokens: req.usage, ...(req.reservationId ? { reservationId: req.reservationId } : {}) },
-      { commandId: `${this.attribution.sessionId}:usage:${req.turn}` },
+      { commandId: `${this.attribution.sessionId}:usage:${req.key ?? req.turn}` },
     );
   }
 
-  async release(req: { reservationId: string; turn: number; reason: string }): Promise<void> {
+  async release(req: { reservationId: string; turn: number; key?: string; reason: string }): Promise<void> {
     await request(
       this.nc,
       releaseReservation,
       { attribution: this.attribution, reservationId: req.reservationId, reason: req.reason.slice(0, 500) },
-      { commandId: `${this.attribution.sessionId}:release:${req.turn}` },
+      { commandId: `${this.attribution.sessionId}:release:${req.key ?? req.turn}` },
     );
   }
 }

@@ -9,6 +9,7 @@ import {
   workspaceTools,
   ToolRegistry,
   type HookEngine,
+  type HookSession,
   type LockChecker,
   type McpToolDefinition,
   type Sandbox,
@@ -25,6 +26,8 @@ export interface WorkspaceToolsOptions {
   sessionId: string;
   policy: ToolPermissionPolicy;
   hooks: HookEngine;
+  /** The common fields of the session's hook inputs (model, persona); default: id, workspace and agent. */
+  hookSession?: HookSession;
   teamTools?: TeamToolsPort;
   lockChecker?: LockChecker;
   signal?: AbortSignal;
@@ -59,6 +62,8 @@ export class WorkspaceToolPort implements ToolPort {
   private readonly mcpNames: ReadonlySet<string>;
   /** The MCP tools this persona may use; Tool Search counts and finds only these. */
   private readonly mcp: McpToolset;
+  /** The model is working on because a Stop hook sent it back (Stop's `stop_hook_active`). */
+  private stopHookActive = false;
 
   constructor(private readonly options: WorkspaceToolsOptions) {
     const teamTools = options.teamTools ? createTeamTools(options.teamTools) : [];
@@ -94,6 +99,7 @@ export class WorkspaceToolPort implements ToolPort {
       call: { id: call.id, name: call.name, input: call.input } as never,
       ctx: { workspaceRoot: o.workspace, agentId: o.agentId, sessionId: o.sessionId, teamId: o.team, ...(o.signal ? { signal: o.signal } : {}), ...(o.sandbox ? { sandbox: o.sandbox } : {}) },
       hooks: o.hooks,
+      session: this.hookSession,
     });
     const extra = out.additionalContext.length ? `\n\n${out.additionalContext.join('\n')}` : '';
     return {
@@ -108,9 +114,14 @@ export class WorkspaceToolPort implements ToolPort {
     return this.extensionNames.has(name) ? 'extension' : 'function';
   }
 
-  async onStop(lastText: string): Promise<string | undefined> {
+  private get hookSession(): HookSession {
     const o = this.options;
-    const result = await o.hooks.run('Stop', { stop_hook_active: false, last_assistant_message: lastText.slice(0, 20_000) }, { sessionId: o.sessionId, cwd: o.workspace, agentId: o.agentId });
+    return o.hookSession ?? { sessionId: o.sessionId, cwd: o.workspace, agentId: o.agentId };
+  }
+
+  async onStop(lastText: string): Promise<string | undefined> {
+    const result = await this.options.hooks.run('Stop', { stop_hook_active: this.stopHookActive, last_assistant_message: lastText.slice(0, 20_000) }, this.hookSession);
+    this.stopHookActive = result.decision === 'deny';
     return result.decision === 'deny' ? (result.outcomes.find((x) => x.result === 'deny')?.reason ?? 'A Stop hook asked you to continue.') : undefined;
   }
 }

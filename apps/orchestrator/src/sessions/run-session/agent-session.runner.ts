@@ -4,8 +4,8 @@ import { ConcurrencyError } from '@headspace/event-store';
 import { recordError, SpanStatusCode, tracer, withAgentAttributes, withSpan, type Context, type GenAiAgentAttributes, type Span } from '@headspace/telemetry';
 import { context, trace } from '@opentelemetry/api';
 import type { PendingStep, SessionRecorder } from '../session-recorder';
-import { conversationOf, type ConversationBlock, type ConversationMessage } from '../session-conversation';
-import type { BudgetDecision, BudgetPort, HandoffPort, MailPort, ModelPort, ModelReply, ReflectionPort, ToolPort } from './session-ports';
+import { compactedText, conversationOf, type ConversationBlock, type ConversationMessage } from '../session-conversation';
+import type { BudgetDecision, BudgetPort, CompactionPort, HandoffPort, LifecyclePort, MailPort, ModelPort, ModelReply, ReflectionPort, ToolPort } from './session-ports';
 
 export interface SessionLimits {
   maxTurns: number;
@@ -23,6 +23,10 @@ export interface SessionPorts {
   handoff: HandoffPort;
   system: ConversationBlock[];
   clock: () => string;
+  /** The hook lifecycle beyond tool calls (SessionStart, UserPromptSubmit, …); none: only tool and Stop hooks. */
+  lifecycle?: LifecyclePort;
+  /** Compaction below the handoff threshold; none: the session only hands off. */
+  compaction?: CompactionPort;
 }
 
 export interface SessionOutcome {
@@ -55,7 +59,10 @@ const contextTokens = (u: SessionUsage) => u.inputTokens + u.cacheReadTokens + u
  * (never re-running one already recorded) and carries on. One span per session, turn and tool call.
  */
 export class AgentSessionRunner {
+  /** Messages for the model's next turn (Stop-hook continuations, the reflection retry): UserPromptSubmit hooks see them first. */
   private extraUserText: string[] = [];
+  /** What hooks said for the model (SessionStart, UserPromptSubmit context): added to the next turn as it is. */
+  private hookContext: string[] = [];
   private readonly logger = new Logger('AgentSession');
 
   constructor(
@@ -109,7 +116,7 @@ export class AgentSessionRunner {
     this.settling = this.settleLastTurn();
     let exit: Exit;
     try {
-      exit = await this.loop();
+      exit = (await this.begin()) ?? (await this.loop());
       await this.settling;
     } catch (error) {
       // Whatever stopped the loop, the last call's usage is still settled before the session ends,
@@ -120,9 +127,31 @@ export class AgentSessionRunner {
       if (error instanceof ConcurrencyError) throw new SessionInterrupted();
       exit = { exitReason: 'error', summary: 'The session failed', error: (error as Error).message };
     }
-    await this.recorder.record({ type: 'end-session', sessionId: this.recorder.sessionId, ...exit, now: this.ports.clock() });
+    const ended = await this.recorder.record({ type: 'end-session', sessionId: this.recorder.sessionId, ...exit, now: this.ports.clock() });
+    if (ended.length > 0) await this.ports.lifecycle?.ended(exit.exitReason).catch((error) => this.logger.warn(`session ${this.recorder.sessionId}: SessionEnd hooks: ${(error as Error).message}`));
     const state = this.recorder.state;
     return { exitReason: exit.exitReason, summary: exit.summary, turns: state.turns, usage: state.usage };
+  }
+
+  /**
+   * Setup and SessionStart hooks (`startup`, or `resume` for a session carried on after a stop),
+   * and UserPromptSubmit on the task prompt of a fresh session: a hook that blocks it ends the
+   * session before any model call; context the hooks add goes with the first turn.
+   */
+  private async begin(): Promise<Exit | undefined> {
+    const lifecycle = this.ports.lifecycle;
+    const state = this.recorder.state;
+    if (!lifecycle || state.status !== 'running') return undefined;
+    const fresh = state.turns === 0;
+    this.hookContext.push(...(await lifecycle.start(fresh ? 'startup' : 'resume')));
+    if (!fresh) return undefined;
+    const submitted = await lifecycle.promptSubmitted(state.started!.prompt);
+    if (submitted.blocked) {
+      const reason = submitted.reason ?? 'no reason given';
+      return { exitReason: 'cancelled', summary: `A UserPromptSubmit hook refused the task: ${reason}`, error: `prompt blocked by a hook: ${reason}` };
+    }
+    this.hookContext.push(...submitted.context);
+    return undefined;
   }
 
   /** Opens turn n's span (ending the previous one) beneath the session's. */
@@ -173,8 +202,18 @@ export class AgentSessionRunner {
           reflectionRetried = true;
           this.extraUserText.push(this.ports.reflection.retryPrompt(parsed.error));
         }
-      } else if (lastReply?.type === 'session.model-called') {
-        const used = contextTokens(lastReply.data.usage) / this.ports.model.contextWindow(lastReply.data.model);
+      } else if (lastReply?.type === 'session.model-called' && this.recorder.state.compactedThroughTurn < lastReply.data.turn) {
+        // (After a compaction the last reply's usage is the old context's: the next reply's tells.)
+        const tokens = contextTokens(lastReply.data.usage);
+        const used = tokens / this.ports.model.contextWindow(lastReply.data.model);
+        const compaction = this.ports.compaction;
+        // Compaction only below the handoff threshold: at or above it a session hands off instead (architecture §5).
+        if (compaction && compaction.threshold < this.limits.handoffThreshold && used >= compaction.threshold) {
+          await lastTool?.recorded;
+          const stopped = await this.inTurn(lastReply.data.turn, () => this.compact(compaction, lastReply.data.turn, tokens));
+          if (stopped) return stopped;
+          continue;
+        }
         if (used >= this.limits.handoffThreshold) {
           await lastTool?.recorded;
           return this.handOff(used * 100);
@@ -246,11 +285,16 @@ export class AgentSessionRunner {
     });
     if (!goesAhead(budget)) {
       await decided;
+      if (budget.decision === 'paused') await this.notify(`${displayName(this.recorder.state.started!.persona)}'s session is paused: its budget needs a person's approval (${budget.reason})`, 'budget_approval');
       return { exitReason: budget.decision === 'paused' ? 'budget_paused' : 'budget_stopped', summary: budget.reason };
     }
     // Mail is marked read only once the call may go ahead; both writes settle before the reply is recorded.
     const wrote = Promise.all([decided, this.ports.mail.markRead(mail, turn)]);
-    const injected = [...this.extraUserText.splice(0), ...(extraText ? [extraText] : []), ...(mail.text ? [mail.text] : [])].join('\n\n') || undefined;
+    wrote.catch(() => undefined); // awaited on every path below; a lost lease must not reject it unhandled while the model answers
+    const injected = await this.injectedText([...this.extraUserText.splice(0), ...(extraText ? [extraText] : []), ...(mail.text ? [mail.text] : [])].join('\n\n')).catch(async (error) => {
+      await Promise.allSettled([wrote, this.releaseReservation(budget, turn, error)]);
+      throw error;
+    });
     const startedAt = performance.now();
     let reply: ModelReply;
     try {
@@ -354,6 +398,75 @@ export class AgentSessionRunner {
     return pending;
   }
 
+  /**
+   * This turn's added user text: what hooks said (SessionStart context, async hooks that finished),
+   * then the injected messages as UserPromptSubmit hooks let them through — a blocked one is
+   * replaced by a line saying so, their added context follows it.
+   */
+  private async injectedText(submitted: string): Promise<string | undefined> {
+    const parts = [...this.hookContext.splice(0), ...(this.ports.lifecycle?.takeAsyncMessages() ?? [])];
+    if (submitted) {
+      const verdict = this.ports.lifecycle ? await this.ports.lifecycle.promptSubmitted(submitted) : { blocked: false, context: [] };
+      if (verdict.blocked) parts.push(`[A UserPromptSubmit hook withheld a message here: ${verdict.reason ?? 'no reason given'}]`);
+      else parts.push(submitted, ...verdict.context);
+    }
+    return parts.join('\n\n') || undefined;
+  }
+
+  /** Notification hooks (a person is needed); a failing notifier never stops the session. */
+  private async notify(message: string, type: string): Promise<void> {
+    await this.ports.lifecycle?.notify(message, type).catch((error) => this.logger.warn(`session ${this.recorder.sessionId}: Notification hooks: ${(error as Error).message}`));
+  }
+
+  /**
+   * Compaction (seed 003 Req 2.4–2.11, Journey 10): triage writes the session-state file, PreCompact
+   * hooks back up the context (the built-in backup), the model summarises the conversation (asked
+   * of and settled with the governor under `compact:<turn>`), the summary is recorded and the
+   * conversation carries on from it, after SessionStart hooks with source `compact`. Resumable: a
+   * crash before the record repeats it, the governor answering the repeat with its first result.
+   */
+  private async compact(compaction: CompactionPort, turn: number, tokens: number): Promise<Exit | undefined> {
+    return withSpan('compact_context', { attributes: { 'headspace.session_id': this.recorder.sessionId, 'headspace.turn': turn, 'headspace.context.tokens': tokens } }, async () => {
+      const events = this.recorder.events;
+      const conversation = conversationOf([...events]);
+      const previous = [...events].reverse().find((e) => e.type === 'session.compacted');
+      const known = [this.recorder.state.started!.prompt, ...(previous?.type === 'session.compacted' ? [compactedText(previous.data)] : [])];
+      const persisted = await compaction.persist({ messages: conversation, turn, known });
+      const backup = await this.ports.lifecycle?.preCompact('auto', persisted.snapshot, persisted.transcriptPath);
+      for (const message of backup?.messages ?? []) this.logger.log(`session ${this.recorder.sessionId}: ${message}`);
+      const key = `compact:${turn}`;
+      const messages = withInjected(conversation, compaction.request());
+      const budget = await this.ports.budget.maySpend({ model: this.recorder.state.model!, estimatedInputTokens: Math.ceil(JSON.stringify(messages).length / 4), maxOutputTokens: this.limits.maxOutputTokens, turn, key });
+      if (!goesAhead(budget)) return { exitReason: budget.decision === 'paused' ? 'budget_paused' : 'budget_stopped', summary: budget.reason };
+      let reply: ModelReply;
+      try {
+        reply = await this.ports.model.call({ model: budget.model, system: this.ports.system, tools: this.ports.tools.definitions(), messages, maxTokens: this.limits.maxOutputTokens, effort: 'quick' });
+      } catch (error) {
+        if (budget.reservationId) await this.ports.budget.release({ reservationId: budget.reservationId, turn, key, reason: `compaction failed: ${(error as Error).message}` }).catch(() => undefined);
+        throw error;
+      }
+      await this.ports.budget.recordUsage({ reservationId: budget.reservationId, model: reply.model, usage: reply.usage, turn, key });
+      const summary = textOf(reply.content).trim() || '(the model wrote no summary)';
+      await this.recorder.record({
+        type: 'record-compaction',
+        sessionId: this.recorder.sessionId,
+        turn,
+        trigger: 'auto',
+        model: reply.model,
+        summary: summary.slice(0, 100_000),
+        ...(persisted.preservedText ? { preserved: persisted.preservedText.slice(0, 100_000) } : {}),
+        preservedItems: persisted.preserved,
+        sessionFile: persisted.sessionFile,
+        contextTokens: tokens,
+        thresholdPercent: Math.round(compaction.threshold * 1000) / 10,
+        usage: reply.usage,
+        now: this.ports.clock(),
+      });
+      this.hookContext.push(...((await this.ports.lifecycle?.start('compact')) ?? []));
+      return undefined;
+    });
+  }
+
   private async handOff(usedPercent: number): Promise<Exit> {
     const failed = await this.turn(this.ports.handoff.request(Math.round(usedPercent)));
     if (failed) return failed;
@@ -381,6 +494,8 @@ export class AgentSessionRunner {
     });
   }
 }
+
+const displayName = (persona: string) => persona.charAt(0).toUpperCase() + persona.slice(1);
 
 function withInjected(messages: ConversationMessage[], text: string | undefined): ConversationMessage[] {
   if (!text) return messages;

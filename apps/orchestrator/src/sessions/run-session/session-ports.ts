@@ -57,11 +57,15 @@ export type BudgetDecision =
     }
   | { decision: 'paused' | 'stopped'; model: string; reason: string };
 
+/**
+ * `turn` keys the governor's command ids; `key`, when given, replaces it there — for the calls a
+ * session makes besides its turns (`compact:<turn>`, `hook:<id>`).
+ */
 export interface BudgetPort {
-  maySpend(request: { model: string; estimatedInputTokens: number; maxOutputTokens: number; turn: number }): Promise<BudgetDecision>;
-  recordUsage(request: { reservationId?: string; model: string; usage: SessionUsage; turn: number }): Promise<void>;
+  maySpend(request: { model: string; estimatedInputTokens: number; maxOutputTokens: number; turn: number; key?: string }): Promise<BudgetDecision>;
+  recordUsage(request: { reservationId?: string; model: string; usage: SessionUsage; turn: number; key?: string }): Promise<void>;
   /** Gives back the reservation of a call that never completed (best effort: the governor also expires it). */
-  release(request: { reservationId: string; turn: number; reason: string }): Promise<void>;
+  release(request: { reservationId: string; turn: number; key?: string; reason: string }): Promise<void>;
 }
 
 export interface Mail {
@@ -89,4 +93,37 @@ export interface HandoffPort {
   /** The instruction that asks the model for the handoff artefact. */
   request(contextUsedPercent: number): string;
   parse(text: string): { ok: true; handoff: Record<string, unknown> } | { ok: false; error: string };
+}
+
+/**
+ * The hook lifecycle of a session beyond its tool calls (seed 003 Req 3.1): Setup and SessionStart
+ * when it starts, UserPromptSubmit for every prompt the model is given, Notification while it waits
+ * for a person, PreCompact before compaction and SessionEnd when it ends. Async hooks' outcomes come
+ * back through `takeAsyncMessages` and reach the model on its next turn.
+ */
+export interface LifecyclePort {
+  /** Setup (once per workspace) and SessionStart; what the hooks said for the model. */
+  start(source: 'startup' | 'resume' | 'compact'): Promise<string[]>;
+  /** UserPromptSubmit: blocked (refused, with the reason) or the context the hooks added. */
+  promptSubmitted(prompt: string): Promise<{ blocked: boolean; reason?: string; context: string[] }>;
+  notify(message: string, type: string): Promise<void>;
+  /** PreCompact: the built-in backup writes its file; the hooks' messages for the operator. */
+  preCompact(trigger: 'auto' | 'manual', snapshot: unknown, transcriptPath?: string): Promise<{ messages: string[] }>;
+  ended(reason: string): Promise<void>;
+  /** Messages (systemMessage / additionalContext) of async hooks that finished since the last call. */
+  takeAsyncMessages(): string[];
+}
+
+/** Compaction (seed 003 Req 2.4–2.12): where the session keeps what must survive it. */
+export interface CompactionPort {
+  /** Share of the working window (0–1) at which the session compacts. */
+  threshold: number;
+  /** The instruction that asks the model to summarise the conversation so far. */
+  request(): string;
+  /**
+   * Triage of the conversation: writes the session-state file (its PRESERVE_* items, `known` texts
+   * left out) and the transcript; returns the file, the preserved items rendered for the model and
+   * the snapshot PreCompact hooks back up.
+   */
+  persist(input: { messages: ConversationMessage[]; turn: number; known?: readonly string[] }): Promise<{ sessionFile: string; preserved: number; preservedText: string; transcriptPath: string; snapshot: unknown }>;
 }
