@@ -1,16 +1,16 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { setSubjectNamespace, startAsk } from '@headspace/contracts';
 import { request } from '@headspace/messaging';
 import { createServiceApp, loadConfig } from '@headspace/platform';
-import { createTestDatabase, deleteNamespaceStreams, freePort, waitFor, type TestDatabase } from '@headspace/testing';
+import { createTestDatabase, deleteNamespaceStreams, waitFor, type TestDatabase } from '@headspace/testing';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { killProcess, startOrchestratorProcess } from '../testing/orchestrator-process';
 // The spec boots the real services the run talks to; apps never import each other outside specs.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { AppModule as TeamManagerModule } from '../../../team-manager/src/app.module';
@@ -21,7 +21,6 @@ import { AppModule as CostGovernorModule } from '../../../cost-governor/src/app.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { SERVICE as COST_GOVERNOR, configSchema as costGovernorConfig } from '../../../cost-governor/src/config';
 
-const repo = resolve(__dirname, '../../../..');
 const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const TYPO = '# Demo\n\nThis is teh demo project.\n';
 
@@ -41,44 +40,19 @@ describe('orchestrator killed mid-ask', () => {
 
   const env = () => ({ DATABASE_URL: db.url, NATS_URL: natsUrl, LOG_LEVEL: 'warn', HS_NAMESPACE: namespace });
 
-  async function startOrchestrator(): Promise<ChildProcess> {
-    const port = await freePort();
-    const compiled = join(repo, 'dist', 'apps', 'orchestrator', 'src', 'main.js');
-    const args = existsSync(compiled) ? [compiled] : ['-r', '@swc-node/register', join(repo, 'apps', 'orchestrator', 'src', 'main.ts')];
-    const child = spawn(process.execPath, args, {
-      cwd: repo,
-      env: {
-        ...process.env,
-        ...env(),
-        SWC_NODE_PROJECT: join(repo, 'tsconfig.json'),
-        HTTP_PORT: String(port),
-        ANTHROPIC_API_KEY: '',
-        // Slow enough that the kill lands between turns, not after the ask ended.
-        HS_SIMULATOR_LATENCY: '400,200',
-        HS_SOURCE_ROOTS: join(workspaces, 'projects'),
-        HS_WORKSPACES_DIR: join(workspaces, 'runs'),
-        HS_AGENT_HOME: join(workspaces, 'agents'),
-        SESSION_LEASE_MS: '2000',
-        SESSION_SWEEP_MS: '300',
-        RUN_SWEEP_MS: '300',
-      },
-      stdio: ['ignore', 'ignore', 'ignore'],
+  const startOrchestrator = () =>
+    startOrchestratorProcess({
+      ...env(),
+      ANTHROPIC_API_KEY: '',
+      // Slow enough that the kill lands between turns, not after the ask ended.
+      HS_SIMULATOR_LATENCY: '400,200',
+      HS_SOURCE_ROOTS: join(workspaces, 'projects'),
+      HS_WORKSPACES_DIR: join(workspaces, 'runs'),
+      HS_AGENT_HOME: join(workspaces, 'agents'),
+      SESSION_LEASE_MS: '2000',
+      SESSION_SWEEP_MS: '300',
+      RUN_SWEEP_MS: '300',
     });
-    await waitFor(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`orchestrator exited with ${child.exitCode}`);
-        return (await fetch(`http://127.0.0.1:${port}/health/ready`).catch(() => undefined))?.status === 200;
-      },
-      { timeoutMs: 60_000, message: 'the orchestrator to be ready' },
-    );
-    return child;
-  }
-
-  const kill = async (child: ChildProcess) => {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGKILL');
-    await exited;
-  };
 
   /** How many events of `type` the ask's streams (its own and its session's) hold. */
   const count = async (askId: string, type: string) =>
@@ -89,7 +63,7 @@ describe('orchestrator killed mid-ask', () => {
 
   async function crashWhen(askId: string, what: string, seen: () => Promise<boolean>) {
     await waitFor(async () => (await seen()) || undefined, { timeoutMs: 120_000, intervalMs: 10, message: what });
-    await kill(orchestrator!);
+    await killProcess(orchestrator!);
     expect(await count(askId, 'ask.completed')).toBe(0);
     orchestrator = await startOrchestrator();
   }
@@ -110,7 +84,7 @@ describe('orchestrator killed mid-ask', () => {
   }, 120_000);
 
   afterAll(async () => {
-    if (orchestrator && orchestrator.exitCode === null) await kill(orchestrator);
+    if (orchestrator && orchestrator.exitCode === null) await killProcess(orchestrator);
     await nc?.close();
     for (const app of apps.reverse()) await app.close();
     const cleanup = await connect({ servers: natsUrl });

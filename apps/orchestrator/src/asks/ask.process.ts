@@ -4,6 +4,7 @@ import { ConcurrencyError, EventStore } from '@headspace/event-store';
 import { request } from '@headspace/messaging';
 import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
+import { agentSessionStart } from '../agents/agent-snapshot';
 import { PassProcessor } from '../runs/pass-processor';
 import { RUN_SESSIONS, RUN_SETTINGS, type RunSessionsPort, type RunSettings } from '../runs/run-ports';
 import { askCost, type AskModelCall } from './ask-cost';
@@ -107,6 +108,8 @@ export class AskProcess extends PassProcessor {
         runId: askId,
         model: s.routing.model,
         effort: s.routing.effort,
+        // A custom agent as recorded when the ask started: its prompt, turn limit and allow-list.
+        ...(s.agentDefinition ? agentSessionStart(s.agentDefinition) : {}),
         prompt: askPrompt(s.prompt, s.workspace),
         workspace: session.worktree,
         situation: ASK_SITUATION,

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG } from '@headspace/platform';
+import { AgentsModule } from '../agents/agents.module';
 import type { AppConfig } from '../config';
 import { RUN_SETTINGS, type RunSettings } from '../runs/run-ports';
 import { RUN_SOURCE_POLICY, RunSourcePolicy } from '../runs/run-source.policy';
@@ -16,7 +17,7 @@ import { StartAskHandler } from './start-ask/start-ask.handler';
  * machinery's session port and settings, a checkout of its own under the same source policy as runs.
  */
 @Module({
-  imports: [RunsModule],
+  imports: [RunsModule, AgentsModule],
   providers: [
     AskProcess,
     AsksProjection,

@@ -1,16 +1,16 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setSubjectNamespace, startRun } from '@headspace/contracts';
 import { request } from '@headspace/messaging';
 import { createServiceApp, loadConfig } from '@headspace/platform';
-import { createTestDatabase, deleteNamespaceStreams, freePort, waitFor, type TestDatabase } from '@headspace/testing';
+import { createTestDatabase, deleteNamespaceStreams, waitFor, type TestDatabase } from '@headspace/testing';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { killProcess, startOrchestratorProcess } from '../testing/orchestrator-process';
 // The spec boots the real services the run talks to; apps never import each other outside specs.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { AppModule as TeamManagerModule } from '../../../team-manager/src/app.module';
@@ -40,42 +40,17 @@ describe('orchestrator killed mid-run', () => {
 
   const env = () => ({ DATABASE_URL: db.url, NATS_URL: natsUrl, LOG_LEVEL: 'warn', HS_NAMESPACE: namespace });
 
-  async function startOrchestrator(): Promise<ChildProcess> {
-    const port = await freePort();
-    const compiled = join(repo, 'dist', 'apps', 'orchestrator', 'src', 'main.js');
-    const args = existsSync(compiled) ? [compiled] : ['-r', '@swc-node/register', join(repo, 'apps', 'orchestrator', 'src', 'main.ts')];
-    const child = spawn(process.execPath, args, {
-      cwd: repo,
-      env: {
-        ...process.env,
-        ...env(),
-        SWC_NODE_PROJECT: join(repo, 'tsconfig.json'),
-        HTTP_PORT: String(port),
-        ANTHROPIC_API_KEY: '',
-        HS_SIMULATOR_SCENARIOS: join(repo, 'examples', 'scenarios', 'word-stats'),
-        HS_WORKSPACES_DIR: join(workspaces, 'runs'),
-        HS_AGENT_HOME: join(workspaces, 'agents'),
-        SESSION_LEASE_MS: '2000',
-        SESSION_SWEEP_MS: '300',
-        RUN_SWEEP_MS: '300',
-      },
-      stdio: ['ignore', 'ignore', 'ignore'],
+  const startOrchestrator = () =>
+    startOrchestratorProcess({
+      ...env(),
+      ANTHROPIC_API_KEY: '',
+      HS_SIMULATOR_SCENARIOS: join(repo, 'examples', 'scenarios', 'word-stats'),
+      HS_WORKSPACES_DIR: join(workspaces, 'runs'),
+      HS_AGENT_HOME: join(workspaces, 'agents'),
+      SESSION_LEASE_MS: '2000',
+      SESSION_SWEEP_MS: '300',
+      RUN_SWEEP_MS: '300',
     });
-    await waitFor(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`orchestrator exited with ${child.exitCode}`);
-        return (await fetch(`http://127.0.0.1:${port}/health/ready`).catch(() => undefined))?.status === 200;
-      },
-      { timeoutMs: 60_000, message: 'the orchestrator to be ready' },
-    );
-    return child;
-  }
-
-  const kill = async (child: ChildProcess) => {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGKILL');
-    await exited;
-  };
 
   const runEvents = async (runId: string) =>
     (await db.pool.query<{ type: string; data: Record<string, unknown> }>(`SELECT type, data FROM orchestrator.events WHERE stream_id = $1 ORDER BY stream_version`, [`run-${runId}`])).rows;
@@ -94,7 +69,7 @@ describe('orchestrator killed mid-run', () => {
   /** Polls the log until `seen` holds, then kills the orchestrator at once and starts a new one. */
   async function crashWhen(runId: string, what: string, seen: () => Promise<boolean>) {
     await waitFor(async () => (await seen()) || undefined, { timeoutMs: 120_000, intervalMs: 10, message: what });
-    await kill(orchestrator!);
+    await killProcess(orchestrator!);
     // The kill landed mid-run: nothing after it may be recorded by the dead process.
     expect(await count(runId, 'run.completed')).toBe(0);
     orchestrator = await startOrchestrator();
@@ -114,7 +89,7 @@ describe('orchestrator killed mid-run', () => {
   }, 120_000);
 
   afterAll(async () => {
-    if (orchestrator && orchestrator.exitCode === null) await kill(orchestrator);
+    if (orchestrator && orchestrator.exitCode === null) await killProcess(orchestrator);
     await nc?.close();
     for (const app of apps.reverse()) await app.close();
     const cleanup = await connect({ servers: natsUrl });
@@ -149,6 +124,17 @@ describe('orchestrator killed mid-run', () => {
       [`session-${runId}.%`],
     );
     expect(dupes).toEqual([]);
+
+    // Every session ran on the model and effort its run recorded (routed by the governor) before it started, across the restarts.
+    const launched = new Map(
+      (await db.pool.query(`SELECT data FROM orchestrator.events WHERE type = 'session.started' AND stream_id LIKE $1`, [`session-${runId}.%`])).rows.map((r) => [r.data.sessionId as string, r.data as { model: string; effort: string }]),
+    );
+    const recorded = (await runEvents(runId)).filter((r) => r.type === 'run.session-started').map((r) => r.data as { sessionId: string; routing?: { model: string; effort: string; fallback?: boolean } });
+    expect(recorded.length).toBeGreaterThanOrEqual(6);
+    for (const { sessionId, routing } of recorded) {
+      expect(routing?.fallback).toBeUndefined();
+      expect({ sessionId, model: launched.get(sessionId)?.model, effort: launched.get(sessionId)?.effort }).toEqual({ sessionId, model: routing?.model, effort: routing?.effort });
+    }
 
     // No file write lost: the result has every task's work, and the project's tests pass on it.
     const dir = String(ended!.data.resultDir);

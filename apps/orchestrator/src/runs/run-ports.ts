@@ -16,6 +16,10 @@ export interface RunSessionStart {
   situation: string;
   /** The run's runtime, when it names one; otherwise the member's or persona's decides. */
   runtime?: AgentRuntime;
+  /** The tool allow-list (a custom agent's); none: the persona's manifest entry or the kind's default. */
+  tools?: string[];
+  /** A custom agent definition the session runs with (`--agent`): its prompt heads the system prompt, its turn limit caps the session's. */
+  agent?: { name: string; systemPrompt: string; maxTurns?: number };
 }
 
 /**

@@ -53,6 +53,17 @@ export function runView(state: RunState, activity: Record<string, string | undef
       return { key, subject: t.task.subject, pool: t.task.pool, status: viewStatus(t.status), persona: t.persona ?? null, attempts: t.attempts, origin: t.task.origin };
     }),
     personas: [...personas.entries()].map(([persona, act]) => ({ persona, name: s.roster.names[persona] ?? persona.charAt(0).toUpperCase() + persona.slice(1), activity: act })),
+    sessions: Object.values(state.sessions).map((x) => ({
+      sessionId: x.sessionId,
+      purpose: x.purpose,
+      persona: x.persona,
+      taskKey: x.taskKey ?? null,
+      attempt: x.attempt,
+      agent: x.agent ?? null,
+      routing: x.routing ?? null,
+      ended: x.ended,
+    })),
+    agent: s.agent?.name ?? null,
     progress: { tasksDone: state.taskOrder.filter((k) => state.tasks[k].status === 'merged').length, tasksTotal: state.taskOrder.length },
     costUsd: null,
     qaRounds: state.qaReports.length,

@@ -1,4 +1,4 @@
-import { ErrorCodes, HeadspaceError, type RunTask } from '@headspace/contracts';
+import { ErrorCodes, HeadspaceError, type RunTask, type SessionRouting } from '@headspace/contracts';
 import { decideByType, type Decider } from '@headspace/event-store';
 import { checkTaskGraph } from './task-graph';
 import { acceptSpecEvents, answerEscalationEvents, approveTasksEvents, outcomeEvents, type SessionOutcome } from './run-outcomes';
@@ -28,6 +28,8 @@ export type RunCommand =
       leaseId?: string;
       affinity?: boolean;
       worktree?: string;
+      routing?: SessionRouting;
+      agent?: string;
       now: string;
     }
   | { type: 'record-persona-released'; runId: string; sessionId: string; now: string }

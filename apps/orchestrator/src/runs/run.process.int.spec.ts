@@ -23,7 +23,7 @@ import {
 } from '@headspace/contracts';
 import { EventStore, migrate } from '@headspace/event-store';
 import { JetStreamTransport, WireErrorFilter } from '@headspace/messaging';
-import { NATS_CONNECTION, openReadOrm, PG_POOL, READ_ORM, ReadModel, SERVICE_SCHEMA } from '@headspace/platform';
+import { APP_CONFIG, NATS_CONNECTION, openReadOrm, PG_POOL, READ_ORM, ReadModel, SERVICE_SCHEMA } from '@headspace/platform';
 import { Module, type DynamicModule, type INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { expectRebuiltEqualsLive, waitFor } from '@headspace/testing';
@@ -32,6 +32,9 @@ import type { z } from 'zod';
 // The harness boots the real team-manager the runs work with; apps never import each other outside tests.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { startTeamManager, type TeamManagerHarness } from '../../../team-manager/src/testing/team-manager-harness';
+import { AgentProjects } from '../agents/agent-project';
+import { AgentRegistries } from '../agents/agent-registries.service';
+import { AgentResolver } from '../agents/agent-resolver.service';
 import { SessionRecorder } from '../sessions/session-recorder';
 import { git } from '../workspace/git';
 import { AnswerRunHandler } from './answer-run/answer-run.handler';
@@ -61,7 +64,7 @@ class RunHandlersModule {
     return {
       module: RunHandlersModule,
       controllers: [StartRunHandler, AnswerRunHandler, GetRunHandler, ListRunsHandler],
-      providers: [{ provide: EventStore, useValue: store }, ReadModel, ...Object.getOwnPropertySymbols(providers).map((provide) => ({ provide, useValue: providers[provide] }))],
+      providers: [{ provide: EventStore, useValue: store }, ReadModel, AgentRegistries, AgentProjects, AgentResolver, ...Object.getOwnPropertySymbols(providers).map((provide) => ({ provide, useValue: providers[provide] }))],
     };
   }
 }
@@ -180,6 +183,7 @@ beforeAll(async () => {
       [SERVICE_SCHEMA]: schema,
       [RUN_SESSIONS]: noSessions,
       [RUN_SOURCE_POLICY]: sources,
+      [APP_CONFIG]: { HS_AGENT_HOME: join(base, 'agent-home'), HS_SOURCE_ROOTS: [join(base, 'project')], HS_WORKSPACES_DIR: join(base, 'runs') },
       [READ_ORM]: await openReadOrm(tm.db.pool, tm.db.url, schema, [RunRow, AgentSessionRow]),
     }),
     { strategy: new JetStreamTransport({ connection: tm.nc, pool: tm.db.pool, schema }), logger: false },
@@ -273,7 +277,8 @@ describe('run process', () => {
       await poolsIdle();
 
       const lines = (await eventsOf(runId)).map(summariseRunEvent);
-      expect(lines).toEqual(expect.arrayContaining(["Con started T1 'Task T1'", "Con finished T2 'Task T2'", 'Verner: QA round 2 passed', "Fix task F1-1 'Fix: topWords must reject n=0' added for Con", 'Con is free again']));
+      // No cost governor runs beside these specs: each session says it ran on its purpose's default.
+      expect(lines).toEqual(expect.arrayContaining(["Con started T1 'Task T1' — sonnet, standard effort (default: the cost governor did not answer)", "Con finished T2 'Task T2'", 'Verner: QA round 2 passed', "Fix task F1-1 'Fix: topWords must reject n=0' added for Con", 'Con is free again']));
       expect(lines.at(-1)).toMatch(/^Run completed \(done\): 3 tasks, 3 attempts, 2 QA rounds in \d+s; result on headspace\/.+\/main in /);
 
       const view = await tm.send(getRun, { runId });

@@ -1,9 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ErrorCodes, HeadspaceError, runEvents, sessionStreamId } from '@headspace/contracts';
+import { ErrorCodes, HeadspaceError, routeModel, runEvents, sessionStreamId, type SessionRouting } from '@headspace/contracts';
 import { ConcurrencyError, EventStore, type RecordedEvent } from '@headspace/event-store';
+import { request } from '@headspace/messaging';
 import { NATS_CONNECTION } from '@headspace/platform';
 import { inContext, withSpan } from '@headspace/telemetry';
 import type { NatsConnection } from '@nats-io/nats-core';
+import { agentSessionStart } from '../agents/agent-snapshot';
 import { PassProcessor } from './pass-processor';
 import { PersonaPool } from './persona-pool';
 import { PlanApproval } from './plan-approval';
@@ -15,17 +17,8 @@ import { RunRecorder } from './run-recorder';
 import { readSessionOutcome } from './session-outcomes';
 import { unresolvedAsConflict } from './merge-outcome';
 import { TeamBoard } from './team-board';
-import { regressionKeyOf, type RegressionCheck, type RunSessionState, type RunState, type SessionPurpose } from './run.state';
-
-/** Model per kind of work; the cost governor may still route a call one tier down under budget pressure. */
-const MODEL_FOR: Record<SessionPurpose, { model: string; effort: 'quick' | 'standard' | 'deep' }> = {
-  workshop: { model: 'opus', effort: 'deep' },
-  review: { model: 'opus', effort: 'standard' },
-  escalation: { model: 'opus', effort: 'standard' },
-  decompose: { model: 'sonnet', effort: 'standard' },
-  task: { model: 'sonnet', effort: 'standard' },
-  qa: { model: 'sonnet', effort: 'standard' },
-};
+import { fallbackRouting, MODEL_FOR, routedSession, sessionRouteRequest, usesRunAgent } from './session-routing';
+import { regressionKeyOf, type RegressionCheck, type RunSessionState, type RunState } from './run.state';
 
 const MAX_STEPS_PER_PASS = 200;
 const now = () => new Date().toISOString();
@@ -54,7 +47,7 @@ export class RunProcess extends PassProcessor {
 
   constructor(
     store: EventStore,
-    @Inject(NATS_CONNECTION) nc: NatsConnection,
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(RUN_SESSIONS) private readonly sessions: RunSessionsPort,
     @Inject(RUN_WORKSPACE) private readonly workspace: RunWorkspacePort,
     @Inject(RUN_SETTINGS) private readonly settings: RunSettings,
@@ -230,13 +223,32 @@ export class RunProcess extends PassProcessor {
     await this.ensureWorkspace(run.state);
     const worktree = await this.workspace.worktreeFor(runId, grant.personaId);
     const { type: _t, affinity, ...rest } = action;
-    await run.record({ ...rest, type: 'start-session', runId, persona: grant.personaId, leaseId: grant.leaseId, affinity: affinity === grant.personaId, worktree, now: now() });
+    // Routed once, recorded with the start: a launch resumed after a crash reads the model from the stream.
+    const routing = await this.route(run.state, action);
+    const agent = usesRunAgent(run.state, action) ? run.state.started!.agent!.name : undefined;
+    await run.record({ ...rest, type: 'start-session', runId, persona: grant.personaId, leaseId: grant.leaseId, affinity: affinity === grant.personaId, worktree, routing, ...(agent ? { agent } : {}), now: now() });
     const session = run.state.sessions[action.sessionId];
     if (session?.leaseId !== grant.leaseId) {
       await this.personas.release(runId, action.sessionId, grant.leaseId); // the run ended meanwhile
       return;
     }
     await this.launch(run, session, worktree);
+  }
+
+  /**
+   * The session's model and effort: the cost governor's routing of its signals (with the
+   * operator's or the run agent's pins, when there are any); the purpose's default when the
+   * governor does not answer — said so in the record.
+   */
+  private async route(state: RunState, action: Extract<RunAction, { type: 'start-session' }>): Promise<SessionRouting> {
+    const req = sessionRouteRequest(state, action);
+    try {
+      const decision = await request(this.nc, routeModel, { signals: req.signals, ...(req.model ? { model: req.model } : {}), ...(req.effort ? { effort: req.effort } : {}) });
+      return routedSession(decision, req);
+    } catch (error) {
+      if (!(error instanceof HeadspaceError)) throw error;
+      return fallbackRouting(action.purpose, req, error.code);
+    }
   }
 
   /**
@@ -261,7 +273,11 @@ export class RunProcess extends PassProcessor {
       kind: session.taskKey !== undefined && session.taskKey === regressionKeyOf(state) ? 'qa' : sessionKindOf[session.purpose],
       runId: run.runId,
       ...(session.taskKey && state.tasks[session.taskKey]?.teamTaskId ? { taskId: state.tasks[session.taskKey].teamTaskId } : {}),
-      ...MODEL_FOR[session.purpose],
+      // As recorded; a session recorded before routing runs on its purpose's default.
+      model: session.routing?.model ?? MODEL_FOR[session.purpose].model,
+      effort: session.routing?.effort ?? MODEL_FOR[session.purpose].effort,
+      // The run's custom agent as recorded at run start: its prompt, turn limit and allow-list.
+      ...(session.agent && state.started!.agent ? agentSessionStart(state.started!.agent) : {}),
       prompt: promptFor(state, session.purpose, session.taskKey, session.round, session.escalationId, session.persona),
       workspace: worktree ?? (await this.workspace.worktreeFor(run.runId, session.persona)),
       situation: situationOf[session.purpose],

@@ -1,4 +1,4 @@
-import type { EventData, QaFailure, RunSpec, RunStreamEvent, RunTask, escalationAnswers, escalationLevels, runPhases, runSessionPurposes, runStarted, runTasksAdded } from '@headspace/contracts';
+import type { EventData, QaFailure, SessionRouting, RunSpec, RunStreamEvent, RunTask, escalationAnswers, escalationLevels, runPhases, runSessionPurposes, runStarted, runTasksAdded } from '@headspace/contracts';
 
 export type RunEvent = RunStreamEvent;
 export type RunPhase = (typeof runPhases)[number];
@@ -55,6 +55,10 @@ export interface RunSessionState {
   released: boolean;
   ended: boolean;
   exitReason?: string;
+  /** The model and effort it was started on and why (none: recorded before routing, the purpose's default). */
+  routing?: SessionRouting;
+  /** The run's custom agent, when this session runs as it. */
+  agent?: string;
 }
 
 export interface QueuedSession {
@@ -299,6 +303,8 @@ function sessionStarted(state: RunState, d: Extract<RunEvent, { type: 'run.sessi
     ...(d.round ? { round: d.round } : {}),
     ...(d.escalationId ? { escalationId: d.escalationId } : {}),
     ...(d.leaseId ? { leaseId: d.leaseId } : {}),
+    ...(d.routing ? { routing: d.routing } : {}),
+    ...(d.agent ? { agent: d.agent } : {}),
   };
   const { [d.sessionId]: _dequeued, ...queued } = state.queued;
   let next: RunState = { ...state, queued, sessions: { ...state.sessions, [d.sessionId]: session } };

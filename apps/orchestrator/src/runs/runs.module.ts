@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
+import { AgentsModule } from '../agents/agents.module';
 import type { AppConfig } from '../config';
 import { LlmBackendProvider } from '../sessions/ports/llm-backend.provider';
 import { SessionSandbox } from '../sessions/sandbox/session-sandbox.service';
@@ -26,7 +27,7 @@ import { SupervisorRunSessions } from './supervisor-run-sessions.adapter';
  * fix runs' test commands in the agents' sandbox (RUN_CHECKS).
  */
 @Module({
-  imports: [SessionsModule],
+  imports: [SessionsModule, AgentsModule],
   providers: [
     RunProcess,
     RunsProjection,

@@ -11,6 +11,16 @@ import { REPO_ROOT, startRunHarness, type RunHarness } from '../../../../apps/ga
 
 const BIN = join(REPO_ROOT, 'bin', 'headspace.js');
 const TYPO = '# Demo\n\nThis is teh demo project.\n';
+/** The reviewer of the subagent specs (sessions/subagents): reads and greps, never edits, on haiku. */
+const REVIEWER = `---
+name: reviewer
+description: Reviews a change for correctness without editing anything. Use after an edit, e.g. "review src/greet.mjs".
+tools: Read, Grep
+model: haiku
+maxTurns: 5
+---
+You review code and report concrete problems. You never edit files.
+`;
 
 describe('headspace ask / POST /api/v1/teams/:team/asks on the simulator', { timeout: 300_000 }, () => {
   let run: RunHarness;
@@ -27,6 +37,8 @@ describe('headspace ask / POST /api/v1/teams/:team/asks on the simulator', { tim
     project = join(run.dir, 'projects', 'demo');
     await mkdir(project, { recursive: true });
     await writeFile(join(project, 'README.md'), TYPO);
+    await mkdir(join(project, '.headspace', 'agents'), { recursive: true });
+    await writeFile(join(project, '.headspace', 'agents', 'reviewer.md'), REVIEWER);
     await h().http().listen({ port: 0, host: '127.0.0.1' });
     endpoint = `http://127.0.0.1:${(h().http().server.address() as { port: number }).port}`;
   }, 120_000);
@@ -132,5 +144,45 @@ describe('headspace ask / POST /api/v1/teams/:team/asks on the simulator', { tim
     const cli403 = await cli(['ask', 'fix the typo in README.md', '-w', '/etc', '-t', 'demo']);
     expect(cli403.code).toBe(4);
     expect(await askEvents()).toBe(before);
+  });
+
+  it('`headspace ask --agent reviewer` runs the project\'s reviewer definition: its model as a pin, its tools (the Edit it may not use is refused), its prompt and turn limit', async () => {
+    const out = await cli(['ask', 'fix the typo in README.md', '-w', project, '--agent', 'reviewer']);
+    expect(out.stderr).toBe('');
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(/^routing: claude-haiku\S* \(haiku tier, quick effort, pinned by the agent\) — names 1 file: README\.md; agent reviewer; explicit model claude-haiku\S*$/m);
+    const askId = /✔ ask (\S+) completed/.exec(out.stdout)![1];
+    const ask = await view(askId);
+    expect(ask).toMatchObject({ status: 'completed', agent: 'reviewer', persona: 'reviewer', filesChanged: [], routing: { tier: 'haiku', pinned: true, pinnedBy: 'agent' } });
+
+    // The session ran as the definition recorded in ask.started: its allow-list, model, prompt and turn limit.
+    const started = (await h().db.pool.query(`SELECT data FROM orchestrator.events WHERE type = 'session.started' AND stream_id = $1`, [`session-${ask.sessionId}`])).rows[0].data;
+    expect(started).toMatchObject({ persona: 'reviewer', model: ask.routing.model, tools: ['Read', 'Grep'], agent: { name: 'reviewer', maxTurns: 5, systemPrompt: expect.stringContaining('You never edit files.') } });
+    const recorded = (await h().db.pool.query(`SELECT data FROM orchestrator.events WHERE type = 'ask.started' AND stream_id = $1`, [`ask-${askId}`])).rows[0].data;
+    expect(recorded.agentDefinition).toMatchObject({ name: 'reviewer', scope: 'project', source: join(project, '.headspace', 'agents', 'reviewer.md'), tools: ['Read', 'Grep'], maxTurns: 5 });
+
+    // Read ran; the Edit was refused by the allow-list, so README.md is unchanged on the ask's branch.
+    const tools = (await h().db.pool.query(`SELECT data FROM orchestrator.events WHERE type = 'session.tool-called' AND stream_id = $1 ORDER BY stream_version`, [`session-${ask.sessionId}`])).rows.map((r) => r.data as { tool: string; isError: boolean; content: string });
+    expect(tools.map((t) => [t.tool, t.isError])).toEqual([['Read', false], ['Edit', true]]);
+    expect(tools[1].content).toMatch(/Refused: tool "Edit" is not in this persona's allowed tools \(Read, Grep\)/);
+    expect(execFileSync('git', ['-C', ask.dir!, 'show', `${ask.branch}:README.md`], { encoding: 'utf8' })).toBe(TYPO);
+  });
+
+  it('an --agent that names no agent definition and no persona is a 400 naming `agent` listing both, and nothing is written; a persona name keeps working', async () => {
+    const before = await askEvents();
+    const res = await post({ prompt: 'fix the typo in README.md', workspace: project, agent: 'nobody' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'CONTRACTS.VALIDATION_FAILED', field: 'agent' });
+    expect(res.json().detail).toMatch(/no agent "nobody" \(agents: .*reviewer.*; personas: .*con.*\)/);
+    const cli400 = await cli(['ask', 'fix the typo in README.md', '-w', project, '--agent', 'nobody']);
+    expect(cli400.code).not.toBe(0);
+    expect(cli400.stderr).toContain('no agent "nobody"');
+    expect(await askEvents()).toBe(before);
+
+    const persona = await post({ prompt: 'what does README.md say?', workspace: project, agent: 'may' });
+    expect(persona.statusCode).toBe(201);
+    const done = await ended(persona.json().askId);
+    expect(done).toMatchObject({ status: 'completed', persona: 'may', agent: 'may' });
+    expect(done.routing.pinned).toBe(false);
   });
 });

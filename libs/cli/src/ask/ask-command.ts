@@ -28,7 +28,7 @@ export function addAskCommand(program: Command, kit: RunCommandKit): void {
     .command('ask')
     .description('Ask one agent to do something (no workshop, no decomposition): routed to the cheapest capable model, streamed as it works')
     .argument('<prompt>', 'what to do, e.g. "fix the typo in README.md"')
-    .option('-a, --agent <name>', 'the agent to run (a persona id for now; default: the builder)')
+    .option('-a, --agent <name>', 'the agent to run: a custom agent (.headspace/agents/<name>.md of the workspace, or yours), else a persona id (default: the builder)')
     .option('-w, --workspace <dir>', 'directory (under the orchestrator’s HS_SOURCE_ROOTS) or git URL the agent works on a branch of (default: the current directory)')
     .option('-t, --team <name>', 'team (default: the workspace directory’s name)')
     .option('--model <model>', 'pin the model (id or alias) instead of routing')

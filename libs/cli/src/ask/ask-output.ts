@@ -5,6 +5,7 @@ export interface AskRoutingLike {
   effort: string;
   reasons: string[];
   pinned: boolean;
+  pinnedBy?: 'operator' | 'agent';
 }
 
 export interface AskViewLike {
@@ -24,7 +25,7 @@ export interface AskViewLike {
 
 /** `routing: claude-haiku-4-5 (haiku tier, quick effort) — names 1 file: README.md; …`. */
 export function routingLine(r: AskRoutingLike): string {
-  return `routing: ${r.model} (${r.tier} tier, ${r.effort} effort${r.pinned ? ', pinned' : ''}) — ${r.reasons.join('; ') || 'no reasons given'}`;
+  return `routing: ${r.model} (${r.tier} tier, ${r.effort} effort${r.pinned ? (r.pinnedBy === 'agent' ? ', pinned by the agent' : ', pinned') : ''}) — ${r.reasons.join('; ') || 'no reasons given'}`;
 }
 
 type Block = { type?: string; text?: string; name?: string; input?: Record<string, unknown> };

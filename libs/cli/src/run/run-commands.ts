@@ -32,6 +32,11 @@ export interface StartRunInput {
   interactive?: boolean;
   /** `built-in` or `claude-code` for every session of the run; none: each member's or persona's. */
   runtime?: string;
+  /** A custom agent (`.headspace/agents/<name>.md` of the workspace, or the user's) for the run's build sessions. */
+  agent?: string;
+  /** Pins every session's model / effort instead of routing each one. */
+  model?: string;
+  effort?: string;
 }
 
 /** POSTs a run for a goal file; the workspace defaults to the goal file's directory. */
@@ -41,7 +46,7 @@ export async function startRunFromGoal(api: ApiClient, input: StartRunInput): Pr
   const source = resolve(input.source ?? dirname(goalPath));
   if (!existsSync(source) || !statSync(source).isDirectory()) throw new CliError(ExitCode.usage, `No workspace directory at ${source}`);
   const team = input.team ?? teamNameFor(source);
-  const body = { goal: readFileSync(goalPath, 'utf8'), source, mode: input.mode ?? 'v3', operator: input.interactive ? 'interactive' : 'auto', ...(input.runtime ? { runtime: input.runtime } : {}) };
+  const body = { goal: readFileSync(goalPath, 'utf8'), source, mode: input.mode ?? 'v3', operator: input.interactive ? 'interactive' : 'auto', ...(input.runtime ? { runtime: input.runtime } : {}), ...(input.agent ? { agent: input.agent } : {}), ...(input.model ? { model: input.model } : {}), ...(input.effort ? { effort: input.effort } : {}) };
   const { runId } = await api.post<{ runId: string }>(`/api/v1/teams/${encodeURIComponent(team)}/runs`, body, { 'idempotency-key': randomUUID() });
   return { runId, team };
 }
@@ -56,13 +61,17 @@ export function addRunCommands(program: Command, kit: RunCommandKit): void {
     .option('--mode <mode>', 'v1 (you write the tasks), v2 (you approve Gavin’s tasks), v3 (Gavin decides)', 'v3')
     .option('--interactive', 'answer Robbo’s questions and accept the spec yourself (default: the auto operator accepts)')
     .option('--runtime <runtime>', 'built-in or claude-code for every session of the run (default: each member’s or persona’s runtime)')
+    .option('-a, --agent <name>', 'a custom agent (.headspace/agents/<name>.md of the workspace, or yours) the run’s build sessions run as')
+    .option('--model <model>', 'pin every session’s model (id or alias) instead of routing each one')
+    .option('--effort <effort>', 'pin every session’s thinking effort: quick, standard or deep')
     .option('--no-follow', 'start it and print its id without watching')
-    .action(async (goalFile: string, o: { workspace?: string; team?: string; mode: string; interactive?: boolean; runtime?: string; follow: boolean }, cmd: Command) => {
+    .action(async (goalFile: string, o: { workspace?: string; team?: string; mode: string; interactive?: boolean; runtime?: string; agent?: string; model?: string; effort?: string; follow: boolean }, cmd: Command) => {
       if (!['v1', 'v2', 'v3'].includes(o.mode)) throw new CliError(ExitCode.usage, `--mode must be v1, v2 or v3, got "${o.mode}"`);
       if (o.runtime !== undefined && !(agentRuntimes as readonly string[]).includes(o.runtime)) throw new CliError(ExitCode.usage, `--runtime must be ${agentRuntimes.join(' or ')}, got "${o.runtime}"`);
+      if (o.effort !== undefined && !['quick', 'standard', 'deep'].includes(o.effort)) throw new CliError(ExitCode.usage, `--effort must be quick, standard or deep, got "${o.effort}"`);
       if (o.mode === 'v1') throw new CliError(ExitCode.usage, 'v1 runs take the operator’s tasks: start them through the API (POST /api/v1/teams/:team/runs with "tasks")');
       const api = kit.client(cmd);
-      const { runId, team } = await startRunFromGoal(api, { goalFile, source: o.workspace, team: o.team, mode: o.mode, interactive: o.interactive, runtime: o.runtime });
+      const { runId, team } = await startRunFromGoal(api, { goalFile, source: o.workspace, team: o.team, mode: o.mode, interactive: o.interactive, runtime: o.runtime, agent: o.agent, model: o.model, effort: o.effort });
       if (!o.follow || kit.json(cmd)) {
         kit.show(cmd, { runId, team }, () => kit.io.out.write(`${runId}\n`));
         return;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { agentResultSchema } from '../agent-runtime/agent-result.contracts';
 import { defineQuery } from '../messages';
+import { manifestToolSchema } from '../team-manager/manifest.contracts';
 import { teamNameSchema } from '../team-manager/team.contracts';
 import { runSourceSchema } from './run-source';
 
@@ -87,3 +88,23 @@ export const subagentResultSchema = agentResultSchema.extend({
   sessionId: z.string().max(200),
 });
 export type SubagentResult = z.output<typeof subagentResultSchema>;
+
+/**
+ * A custom agent definition as an ask or a run recorded it when it started (`--agent <name>`):
+ * what its sessions run with, kept in the stream so a session started or resumed later (after an
+ * edit of the file, after a crash) runs with the same definition.
+ */
+export const agentSnapshotSchema = z.object({
+  name: z.string().min(1).max(200),
+  scope: z.enum(agentDefinitionScopes),
+  source: z.string().max(4_096),
+  /** The definition's body (its memory first, when it has one). */
+  systemPrompt: z.string().max(100_000),
+  /** A full model id, or `inherit` (routing decides). */
+  model: z.string().min(1).max(100),
+  effort: z.enum(['quick', 'standard', 'deep']).optional(),
+  /** The allow-list its sessions run under (team-manifest style); none: every tool. */
+  tools: z.array(manifestToolSchema).max(100).optional(),
+  maxTurns: z.number().int().positive().optional(),
+});
+export type AgentSnapshot = z.output<typeof agentSnapshotSchema>;

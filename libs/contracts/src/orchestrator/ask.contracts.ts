@@ -3,6 +3,7 @@ import { defineCommand, defineEvent, defineQuery } from '../messages';
 import { effortLevelSchema, taskSignalsSchema } from '../cost-governor/routing.contracts';
 import { modelTierSchema } from '../cost-governor/price.contracts';
 import { teamNameSchema } from '../team-manager/team.contracts';
+import { agentSnapshotSchema } from './agents.contracts';
 import { runSourceSchema } from './run-source';
 import { sessionUsageSchema } from './session.contracts';
 
@@ -20,7 +21,7 @@ const id = z.string().min(1).max(200);
 const at = z.iso.datetime();
 const files = z.array(z.string().max(1_000)).max(1_000);
 
-/** How the ask's model and effort were chosen: the governor's decision on the prompt's signals, or the operator's pin. */
+/** How a session's (an ask's, a run session's) model and effort were chosen: the governor's decision on the prompt's signals, or the operator's pin. */
 export const askRoutingSchema = z.object({
   model: z.string().min(1).max(100),
   tier: modelTierSchema,
@@ -29,10 +30,17 @@ export const askRoutingSchema = z.object({
   /** The governor's reasons, after what the prompt told (e.g. `names 1 file: README.md`). */
   reasons: z.array(z.string().max(500)).max(30),
   signals: taskSignalsSchema,
-  /** True when the operator named `model` or `effort`. */
+  /** True when the operator named `model` or `effort`, or the custom agent run names its model. */
   pinned: z.boolean(),
+  /** Who pinned it: the operator (`model`/`effort` of the request) or the agent definition's `model`. */
+  pinnedBy: z.enum(['operator', 'agent']).optional(),
+  /** True when the cost governor could not answer and the built-in default was used (runs). */
+  fallback: z.boolean().optional(),
 });
 export type AskRouting = z.output<typeof askRoutingSchema>;
+/** The same record for a run's session (`run.session-started`). */
+export const sessionRoutingSchema = askRoutingSchema;
+export type SessionRouting = AskRouting;
 
 const ev = <N extends string, S extends z.ZodType>(name: N, schema: S) => defineEvent({ service: 'orchestrator', category: 'ask', name, schema });
 
@@ -48,6 +56,8 @@ export const askStarted = ev(
     persona: id,
     /** What the operator asked for with `--agent`, as given. */
     agent: id.optional(),
+    /** The custom agent definition `agent` named (project > user > shipped templates), as it was then; none: a persona. */
+    agentDefinition: agentSnapshotSchema.optional(),
     /** The git URL or directory (under HS_SOURCE_ROOTS) the agent works on a branch of. */
     workspace: z.string().min(1).max(4_096),
     routing: askRoutingSchema,
@@ -107,7 +117,7 @@ export const startAsk = defineCommand({
     prompt: z.string().trim().min(1).max(20_000),
     /** A git URL or a directory under the orchestrator's HS_SOURCE_ROOTS (the same policy as a run's source). */
     workspace: runSourceSchema,
-    /** The agent to run (a persona id for now); none: the default builder. */
+    /** The agent to run: a custom agent definition of the workspace's project or the user, else a persona id; none: the default builder. */
     agent: z.string().regex(/^[a-z][a-z0-9-]{0,63}$/, 'must be a lower-case agent name').optional(),
     /** Pins the model (id or alias) instead of routing. */
     model: z.string().min(1).max(100).optional(),

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { defineCommand, defineEvent, defineQuery } from '../messages';
 import type { EventData } from '../messages';
 import { teamNameSchema } from '../team-manager/team.contracts';
+import { effortLevelSchema } from '../cost-governor/routing.contracts';
+import { agentSnapshotSchema } from './agents.contracts';
+import { sessionRoutingSchema } from './ask.contracts';
 import { runSourceSchema } from './run-source';
 import { agentRuntimeSchema } from './runtime.contracts';
 
@@ -108,6 +111,11 @@ export const runStarted = ev(
     fix: runFixSchema.optional(),
     /** Every session of the run on this runtime; none: each member's or persona's own. */
     runtime: agentRuntimeSchema.optional(),
+    /** The operator's pins for every session of the run (instead of routing each one). */
+    model: z.string().min(1).max(100).optional(),
+    effort: effortLevelSchema.optional(),
+    /** `--agent <name>`: the custom agent definition the run's build sessions run with, as it was when the run started. */
+    agent: agentSnapshotSchema.optional(),
     simulated: z.boolean(),
     startedAt: at,
   }),
@@ -134,6 +142,15 @@ export const runSessionStarted = ev(
     affinity: z.boolean().optional(),
     /** The persona's git worktree the session works in. */
     worktree: z.string().max(4_096).optional(),
+    /**
+     * The model and effort the session runs on and why: the cost governor's routing of the
+     * session's signals, the operator's or the agent's pin, or the built-in default when the
+     * governor could not answer. Recorded before the session starts, so a resumed run launches it on
+     * the same model. None on runs recorded before routing (they ran on the per-purpose default).
+     */
+    routing: sessionRoutingSchema.optional(),
+    /** The custom agent (run.started's `agent`) this session runs as. */
+    agent: id.optional(),
     at,
   }),
 );
@@ -315,6 +332,12 @@ export const startRun = defineCommand({
     fix: runFixSchema.optional(),
     /** Runs every session on `built-in` or `claude-code`; none: each member's or persona's runtime. */
     runtime: agentRuntimeSchema.optional(),
+    /** Pins every session's model (id or alias) instead of routing each one. */
+    model: z.string().min(1).max(100).optional(),
+    /** Pins every session's thinking effort instead of routing each one. */
+    effort: effortLevelSchema.optional(),
+    /** A custom agent of the source's project or the user: the run's build sessions run with its prompt, tools, model and turn limit. */
+    agent: z.string().regex(/^[a-z][a-z0-9-]{0,63}$/, 'must be a lower-case agent name').optional(),
   }),
   response: z.object({ runId: z.string(), streamVersion: z.string() }),
 });
@@ -353,6 +376,22 @@ export const runViewSchema = z.object({
     z.object({ key: z.string(), subject: z.string(), pool: z.string(), status: z.enum(['pending', 'running', 'done', 'merged', 'failed']), persona: z.string().nullable(), attempts: z.number(), origin: z.string() }),
   ),
   personas: z.array(z.object({ persona: z.string(), name: z.string(), activity: z.string() })),
+  /** Every session of the run, oldest first, with the model it runs on and why. */
+  sessions: z.array(
+    z.object({
+      sessionId: z.string(),
+      purpose: z.enum(runSessionPurposes),
+      persona: z.string(),
+      taskKey: z.string().nullable(),
+      attempt: z.number(),
+      agent: z.string().nullable(),
+      /** The routing record; null for sessions recorded before routing. */
+      routing: sessionRoutingSchema.nullable(),
+      ended: z.boolean(),
+    }),
+  ),
+  /** The custom agent of the run's build sessions (`--agent`). */
+  agent: z.string().nullable(),
   progress: z.object({ tasksDone: z.number(), tasksTotal: z.number() }),
   /** Spend of the run so far; null until the cost governor reports it. */
   costUsd: z.string().nullable(),
@@ -404,7 +443,19 @@ const duration = (ms: number) => {
 };
 const qaRoundOf = (key: string) => /^qa-r(\d+)$/.exec(key)?.[1];
 
+/** ` — claude-haiku-4-5, quick effort (routed)`: the model a session runs on and how it was chosen. */
+function routingNote(d: EventData<typeof runSessionStarted>): string {
+  const r = d.routing;
+  if (!r) return '';
+  const how = r.fallback ? 'default: the cost governor did not answer' : r.pinnedBy === 'agent' ? `pinned by agent ${d.agent ?? ''}`.trim() : r.pinned ? 'pinned by the operator' : 'routed';
+  return ` — ${r.model}, ${r.effort} effort (${how})`;
+}
+
 function sessionStartedLine(d: EventData<typeof runSessionStarted>): string {
+  return `${sessionStartedWhat(d)}${routingNote(d)}`;
+}
+
+function sessionStartedWhat(d: EventData<typeof runSessionStarted>): string {
   const name = who(d.persona);
   switch (d.purpose) {
     case 'workshop':

@@ -1,12 +1,13 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
-import { HeadspaceError, routeModel, startAsk, type AskRouting } from '@headspace/contracts';
+import { HeadspaceError, routeModel, startAsk, type AgentSnapshot, type AskRouting } from '@headspace/contracts';
 import { EventStore } from '@headspace/event-store';
 import { request, type RequestContext } from '@headspace/messaging';
 import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { createHash, randomUUID } from 'node:crypto';
 import type { z } from 'zod';
+import { AgentResolver } from '../../agents/agent-resolver.service';
 import { RUN_SESSIONS, type RunSessionsPort } from '../../runs/run-ports';
 import { RUN_SOURCE_POLICY, type RunSourcePolicy } from '../../runs/run-source.policy';
 import { runIdFor } from '../../runs/start-run/start-run.handler';
@@ -29,6 +30,7 @@ export class StartAskHandler {
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(RUN_SESSIONS) private readonly sessions: RunSessionsPort,
     @Inject(RUN_SOURCE_POLICY) private readonly sources: RunSourcePolicy,
+    private readonly agents: AgentResolver,
   ) {}
 
   @MessagePattern(startAsk)
@@ -39,8 +41,8 @@ export class StartAskHandler {
         ? new HeadspaceError(error.code, error.message.replace(/^Run source/, 'Workspace'), { field: 'workspace', ...(error.details ? { details: error.details } : {}) })
         : error;
     });
-    const { persona } = await resolveAskAgent(this.nc, input.agent);
-    const routing = await this.route(input);
+    const { persona, definition } = await resolveAskAgent(this.nc, this.agents, input.agent, workspace);
+    const routing = await this.route(input, definition);
     const askId = input.askId ?? runIdFor(input.prompt.split('\n')[0], ctx.commandId ?? randomUUID());
     const { state, streamVersion } = await recordAsk(this.store, input.team, {
       type: 'start-ask',
@@ -50,6 +52,7 @@ export class StartAskHandler {
       promptDigest: createHash('sha256').update(input.prompt).digest('hex'),
       persona,
       ...(input.agent ? { agent: input.agent } : {}),
+      ...(definition ? { agentDefinition: definition } : {}),
       workspace,
       routing,
       simulated: this.sessions.simulated,
@@ -59,17 +62,22 @@ export class StartAskHandler {
     return { askId, streamVersion: streamVersion.toString(), routing: state.started?.routing ?? routing };
   }
 
-  private async route(input: StartAsk): Promise<AskRouting> {
+  /** The operator's pins win; a custom agent's model (and effort) is a pin too, recorded as the agent's; otherwise the prompt's signals decide. */
+  private async route(input: StartAsk, agent?: AgentSnapshot): Promise<AskRouting> {
     const { signals, reasons } = askSignals(input.prompt);
-    const decision = await request(this.nc, routeModel, { signals, ...(input.model ? { model: input.model } : {}), ...(input.effort ? { effort: input.effort } : {}) });
+    const model = input.model ?? (agent && agent.model !== 'inherit' ? agent.model : undefined);
+    const effort = input.effort ?? agent?.effort;
+    const pinnedBy = input.model || input.effort ? 'operator' : model || effort ? 'agent' : undefined;
+    const decision = await request(this.nc, routeModel, { signals, ...(model ? { model } : {}), ...(effort ? { effort } : {}) });
     return {
       model: decision.model,
       tier: decision.tier,
       effort: decision.effort,
       thinkingBudgetTokens: decision.thinkingBudgetTokens,
-      reasons: [...reasons, ...decision.reasons],
+      reasons: [...reasons, ...(pinnedBy === 'agent' ? [`agent ${agent!.name}`] : []), ...decision.reasons].slice(0, 30),
       signals,
-      pinned: Boolean(input.model || input.effort),
+      pinned: pinnedBy !== undefined,
+      ...(pinnedBy ? { pinnedBy } : {}),
     };
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Controller } from '@nestjs/common';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
-import { listPersonas, runLimitsSchema, startRun, type RunRoster } from '@headspace/contracts';
+import { listPersonas, routeModel, runLimitsSchema, startRun, ValidationError, type AgentSnapshot, type RunRoster } from '@headspace/contracts';
 import { EventStore } from '@headspace/event-store';
 import { request, type RequestContext } from '@headspace/messaging';
 import { NATS_CONNECTION } from '@headspace/platform';
@@ -8,6 +8,7 @@ import { beginStoredSpan, inContext } from '@headspace/telemetry';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { createHash, randomUUID } from 'node:crypto';
 import type { z } from 'zod';
+import { AgentResolver } from '../../agents/agent-resolver.service';
 import { RUN_SESSIONS, type RunSessionsPort } from '../run-ports';
 import { RunRecorder } from '../run-recorder';
 import { RUN_SOURCE_POLICY, type RunSourcePolicy } from '../run-source.policy';
@@ -35,12 +36,16 @@ export class StartRunHandler {
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(RUN_SESSIONS) private readonly sessions: RunSessionsPort,
     @Inject(RUN_SOURCE_POLICY) private readonly sources: RunSourcePolicy,
+    private readonly agents: AgentResolver,
   ) {}
 
   @MessagePattern(startRun)
   async handle(@Payload() input: z.output<typeof startRun.request>, @Ctx() ctx: Pick<RequestContext, 'commandId'>) {
     // Before anything is written: a source outside the allowed roots is refused, naming `source`.
     const source = await this.sources.check(input.source);
+    // … and so is an agent the project and user do not define (400 naming `agent`), or a pinned model the price table does not know.
+    const agent = input.agent ? await this.agent(input.agent, source) : undefined;
+    if (input.model || input.effort) await request(this.nc, routeModel, { ...(input.model ? { model: input.model } : {}), ...(input.effort ? { effort: input.effort } : {}) });
     const title = titleOf(input.goal);
     const runId = input.runId ?? runIdFor(title, ctx.commandId ?? randomUUID());
     const run = await RunRecorder.load(this.store, runId);
@@ -60,10 +65,19 @@ export class StartRunHandler {
       ...(input.tasks ? { tasks: input.tasks } : {}),
       ...(input.fix ? { fix: input.fix } : {}),
       ...(input.runtime ? { runtime: input.runtime } : {}),
+      ...(input.model ? { model: input.model } : {}),
+      ...(input.effort ? { effort: input.effort } : {}),
+      ...(agent ? { agent } : {}),
       simulated: this.sessions.simulated,
       now: new Date().toISOString(),
     }));
     return { runId, streamVersion: run.streamVersion.toString() };
+  }
+
+  private async agent(name: string, source: string): Promise<AgentSnapshot> {
+    const { agent, known } = await this.agents.lookup(name, source);
+    if (!agent) throw new ValidationError('run', [{ field: 'agent', message: `no agent "${name}" in ${source}/.headspace/agents, the user's agents or the shipped templates (agents: ${known.join(', ') || 'none'})` }]);
+    return agent;
   }
 
   private async roster(): Promise<RunRoster> {

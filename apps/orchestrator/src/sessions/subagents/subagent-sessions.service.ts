@@ -5,6 +5,7 @@ import { manifestToolSchema, sessionStreamId, type EventData, type sessionStarte
 import { EventStore } from '@headspace/event-store';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AgentRegistries } from '../../agents/agent-registries.service';
+import { withAgentDefinition } from '../../agents/agent-session';
 import { LlmBackendProvider } from '../ports/llm-backend.provider';
 import { reflectionPort } from '../ports/protocol-ports';
 import { SessionInterrupted, type SessionLimits, type SessionPorts } from '../run-session/agent-session.runner';
@@ -64,8 +65,10 @@ export class SubagentSessions implements BeforeApplicationShutdown {
   }
 
   /** A lead gets the agent tools its policy allows; a child gets its definition's prompt, turn limit and hooks, and no mail. */
-  async decorate(started: Started, built: Built, ctx: { hooks: HookEngine; policy: ToolPermissionPolicy; sandbox?: Sandbox }): Promise<Built> {
-    if (started.parentSessionId) return this.asChild(started, built, ctx.hooks);
+  async decorate(started: Started, given: Built, ctx: { hooks: HookEngine; policy: ToolPermissionPolicy; sandbox?: Sandbox }): Promise<Built> {
+    if (started.parentSessionId) return this.asChild(started, given, ctx.hooks);
+    // An ask's or run's session running a custom agent (`--agent`): its prompt and turn limit.
+    const built = withAgentDefinition(started, given);
     if (!started.workspace) return built;
     const registry = await this.registries.forProject(started.workspace).catch((error: Error) => {
       // Agents only add tools: a project whose agent directory cannot be read runs without them.
