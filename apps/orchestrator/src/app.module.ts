@@ -3,6 +3,8 @@ import { PlatformModule, ReadModelModule } from '@headspace/platform';
 import { join } from 'node:path';
 import { AskRow } from './asks/ask.entity';
 import { AsksModule } from './asks/asks.module';
+import { BatchRow } from './batches/batch.entity';
+import { BatchesModule } from './batches/batches.module';
 import { SERVICE, type AppConfig } from './config';
 import { McpModule } from './mcp/mcp.module';
 import { OrchestratorStoreModule } from './orchestrator-store.module';
@@ -12,6 +14,7 @@ import { AgentSessionRow } from './sessions/agent-session.entity';
 import { TeamDirectoryRow } from './teams/team-directory.entity';
 import { SessionsModule } from './sessions/sessions.module';
 import { TeamsModule } from './teams/teams.module';
+import { TeammatesModule } from './teammates/teammates.module';
 import { OrchestratorTelemetryModule } from './telemetry/orchestrator-telemetry.module';
 
 @Module({})
@@ -21,13 +24,15 @@ export class AppModule {
       module: AppModule,
       imports: [
         PlatformModule.forRoot({ service: SERVICE, config, publishEvents: true, migrationsDirs: [join(__dirname, 'migrations')] }),
-        ReadModelModule.forEntities([RunRow, AgentSessionRow, TeamDirectoryRow, AskRow]),
+        ReadModelModule.forEntities([RunRow, AgentSessionRow, TeamDirectoryRow, AskRow, BatchRow]),
         OrchestratorStoreModule,
         TeamsModule,
         SessionsModule,
         RunsModule,
         McpModule,
         AsksModule,
+        BatchesModule,
+        TeammatesModule,
         OrchestratorTelemetryModule,
       ],
     };

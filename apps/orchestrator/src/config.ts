@@ -80,16 +80,26 @@ export const configSchema = baseConfigSchema.extend({
    * window is the model's, capped at the price table's long-context step (200K on the 1M models).
    */
   SESSION_HANDOFF_THRESHOLD: z.coerce.number({ error: 'must be a number between 0.1 and 0.99' }).min(0.1).max(0.99).default(0.8),
-  /** Seed 003 Req 2.12: a percentage (1–100) that wins over SESSION_HANDOFF_THRESHOLD. */
+  /**
+   * Seed 003 Req 2.12: the percentage (1–100) of the working window at which a session compacts its
+   * conversation (default 83.5%, 85% on a 1M window). Below SESSION_HANDOFF_THRESHOLD it compacts
+   * and carries on; at or above it, the session hands off first (ADR 0042).
+   */
   HEADSPACE_AUTOCOMPACT_PCT_OVERRIDE: z.coerce.number({ error: 'must be a number from 1 to 100' }).min(1).max(100).optional(),
-  /** The seed's own name for it, honoured when HEADSPACE_AUTOCOMPACT_PCT_OVERRIDE is not set. */
+  /** Claude Code's name for it, honoured when HEADSPACE_AUTOCOMPACT_PCT_OVERRIDE is not set. */
+  CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: z.coerce.number({ error: 'must be a number from 1 to 100' }).min(1).max(100).optional(),
+  /** The seed's own name for it, honoured when neither of the others is set. */
   BRAINMASS_AUTOCOMPACT_PCT_OVERRIDE: z.coerce.number({ error: 'must be a number from 1 to 100' }).min(1).max(100).optional(),
+  /** The model prompt and agent hooks are evaluated on when they name none (a light one, governor-routed). */
+  HS_HOOK_MODEL: z.string().min(1).default('haiku'),
   /** How often active runs are reconciled without a triggering event. */
   RUN_SWEEP_MS: ms(100, 3_600_000).default(5_000),
   /** Lease of a run's claims on the team's task list; renewed while the session works (every quarter of it, at the next sweep). */
   RUN_TASK_LEASE_MS: ms(1_000, 86_400_000).default(4 * 3_600_000),
   /** Time limit of a fix run's regression check (its test command, run by the orchestrator in the sandbox). */
   HS_FIX_CHECK_TIMEOUT_MS: ms(1_000, 3_600_000).default(600_000),
+  /** How often batches in progress are polled at the Message Batches API (and lost wake-ups picked up). */
+  HS_BATCH_POLL_MS: ms(100, 3_600_000).default(30_000),
 });
 
 export type AppConfig = z.output<typeof configSchema>;

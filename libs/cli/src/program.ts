@@ -9,11 +9,13 @@ import { printJson, printRecord, printTable, processIo, success, withSpinner, ty
 import { tail } from './tail';
 import { addRunCommands } from './run/run-commands';
 import { addAskCommand } from './ask/ask-command';
+import { addBatchCommands } from './batch/batch-command';
 import { addOpsCommands } from './ops/ops-commands';
 import { addWebhookCommands } from './webhooks/webhook-commands';
 import { addMcpCommand } from './mcp/mcp-command';
 import { addAgentCommands } from './agents/agent-commands';
 import { addMcpToolsCommand } from './mcp-tools/mcp-tools-command';
+import { addTeammateCommands } from './teammates/teammate-commands';
 
 type Row = Record<string, unknown>;
 
@@ -396,11 +398,13 @@ export function buildProgram(ctx: RunContext): Command {
   // ---- runs ------------------------------------------------------------------------------------
   addRunCommands(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) });
   addAskCommand(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) });
+  addBatchCommands(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) });
   addOpsCommands(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) }, ctx.env);
   addWebhookCommands(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) }, ctx.env);
   addMcpCommand(program, { signal: ctx.signal, client });
   addAgentCommands(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) });
   addMcpToolsCommand(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) });
+  addTeammateCommands(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) });
 
   return program;
 }

@@ -15,6 +15,7 @@ export * from './orchestrator/run-diff.contracts';
 export * from './orchestrator/run-source';
 export * from './orchestrator/mcp.contracts';
 export * from './orchestrator/ask.contracts';
+export * from './orchestrator/batch.contracts';
 export * from './orchestrator/agents.contracts';
 export * from './redaction/secret-names';
 export * from './redaction/redact';

@@ -2,6 +2,7 @@ import type { ApiRoute } from './api-route';
 import { agentRoutes } from './agent.routes';
 import { approvalRoutes } from './approval.routes';
 import { askRoutes } from './ask.routes';
+import { batchRoutes } from './batch.routes';
 import { costRoutes } from './cost.routes';
 import { fileLockRoutes } from './file-lock.routes';
 import { mailboxRoutes } from './mailbox.routes';
@@ -18,6 +19,8 @@ import { taskRoutes } from './task.routes';
 import { teamRoutes } from './team.routes';
 import { tokenRoutes } from './token.routes';
 import { webhookRoutes } from '../webhooks/webhook.routes';
+import { whoamiRoutes } from './whoami.routes';
+import { boardRoutes } from './board.routes';
 
 /** Every REST operation of the gateway. Routing, auth, OpenAPI and the fuzz test all read this. */
 export const apiRoutes: ApiRoute[] = [
@@ -34,10 +37,13 @@ export const apiRoutes: ApiRoute[] = [
   ...runRoutes,
   ...runDiffRoutes,
   ...askRoutes,
+  ...batchRoutes,
   ...mcpToolsRoutes,
   ...agentRoutes,
   ...tokenRoutes,
   ...opsRoutes,
   ...opsNotificationRoutes,
   ...webhookRoutes,
+  ...whoamiRoutes,
+  ...boardRoutes,
 ];

@@ -128,15 +128,27 @@ const summarisers: Record<string, Summariser> = {
   'filelock.acquired': (d) => `${displayName(d.holder)} locked ${s(d.path)}${d.brokeStaleLockOf ? ` (broke ${displayName(d.brokeStaleLockOf)}'s stale lock)` : ''}`,
   'filelock.refreshed': (d) => `${displayName(d.holder)} still holds ${s(d.path)}`,
   'filelock.released': (d) => `${displayName(d.holder)} released ${s(d.path)}${d.reason === 'task-completed' ? ' (task completed)' : ''}`,
+  // message batches (deferrable work at batch prices)
+  'batch.submitted': (d) => `Batch ${s(d.batchId)} submitted: ${count(Array.isArray(d.items) ? d.items.length : 0, 'deferrable request')}${d.simulated ? ' (simulated)' : ''}`,
+  'batch.create-attempted': (d) => `Batch ${s(d.batchId)} being sent to the Message Batches API (attempt ${s(d.attempt)})`,
+  'batch.created': (d) => `Batch ${s(d.batchId)} ${d.adopted ? 'found again' : 'accepted'} at the Message Batches API as ${s(d.providerBatchId)}${String(d.providerBatchId).startsWith('msgbatch_sim_') ? ' (simulated)' : ''}`,
+  'batch.item-settled': (d) =>
+    `Batch ${s(d.batchId)} item ${s(d.customId)} ${s(d.result)}${d.costUsd ? `: $${s(d.costUsd)} at batch prices` : d.error ? `: ${clip(d.error, 80)}` : ''}${d.simulated ? ' (simulated)' : ''}`,
+  'batch.ended': (d) => {
+    const c = (d.counts ?? {}) as Data;
+    return `Batch ${s(d.batchId)} ended: ${s(c.succeeded, '0')} succeeded, ${s(c.errored, '0')} errored, ${s(c.canceled, '0')} canceled, ${s(c.expired, '0')} expired; $${s(d.costUsd)} at batch prices${d.standardCostUsd ? ` ($${s(d.standardCostUsd)} at standard)` : ''}`;
+  },
+  'batch.failed': (d) => `Batch ${s(d.batchId)} failed: ${clip(d.reason, 100)}`,
 };
 
 /** Event types that have a dedicated summary (every run event has one, from the run contracts). */
-export const summarisedTypes = (): string[] => [...Object.keys(summarisers), ...runEvents.map((e) => e.type), 'session.started', 'session.ended'];
+export const summarisedTypes = (): string[] => [...Object.keys(summarisers), ...runEvents.map((e) => e.type), 'session.started', 'session.ended', 'session.compacted'];
 
 /** Agent sessions: their start and their end are the story; the turns in between are detail. */
 const sessionSummary = (type: string, d: Data): string | undefined => {
   if (type === 'session.started') return `${displayName(d.persona)} started a ${s(d.kind)} session on ${s(d.model)}${d.simulated ? ' (simulated)' : ''}`;
   if (type === 'session.ended') return `Session ${s(d.sessionId)} ended: ${s(d.exitReason)} after ${s(d.turns)} turns`;
+  if (type === 'session.compacted') return `Session ${s(d.sessionId)} compacted its context after turn ${s(d.turn)} (${s(d.contextTokens)} tokens, threshold ${s(d.thresholdPercent)}%)`;
   return undefined;
 };
 

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState, type MouseEvent } from 'react';
-import { api, ApiError, probeRole, setApiToken, type Role } from './api/client';
+import { api, ApiError, roleFor, setApiToken, whoami, type Role, type Whoami } from './api/client';
 import type { KnownTeam } from './api/types';
 import { EventStream } from './live/event-stream';
 import { SessionContext, useStream, type Session } from './live/hooks';
@@ -10,7 +10,7 @@ import { Exceptions } from './views/exceptions';
 import { Mailboxes } from './views/mailboxes';
 import { RunView } from './views/run-view';
 import { SignIn } from './views/sign-in';
-import { TaskBoard } from './views/task-board';
+import { prefetchBoard, TaskBoard } from './views/task-board';
 import { TeamOverview } from './views/team-overview';
 
 const VIEWS = [
@@ -39,27 +39,57 @@ function usePath(): [string, (path: string) => void] {
   return [path, go];
 }
 
+interface Identity {
+  me: Whoami;
+  teams: KnownTeam[];
+}
+
+/**
+ * Who the token is and which teams there are, both at once: the role (a 401 here is a bad token) and
+ * the team list, which comes from the orchestrator — without it the dashboard still works for a
+ * named team.
+ */
+async function identify(candidate: string): Promise<Identity> {
+  setApiToken(candidate);
+  const [me, known] = await Promise.all([
+    whoami(),
+    api<{ items: KnownTeam[] }>('/api/v1/teams/known?limit=200').catch((e: unknown) => {
+      if (e instanceof ApiError && e.status === 401) throw e;
+      return { items: [] as KnownTeam[] };
+    }),
+  ]);
+  return { me, teams: known.items };
+}
+
+/**
+ * With a token kept from earlier in this tab, signing in starts as this module loads, before React's
+ * first render, and the board (the one view whose data can be large) is fetched beside it rather than
+ * after it.
+ */
+const storedToken = sessionStorage.getItem(TOKEN_KEY) ?? undefined;
+const resumed = storedToken ? identify(storedToken) : undefined;
+resumed?.catch(() => undefined); // answered by signIn below
+if (storedToken) {
+  const team = new URLSearchParams(location.search).get('team');
+  if (location.pathname === '/tasks' && team) prefetchBoard(team);
+}
+
 export function App() {
-  const [token, setToken] = useState(() => sessionStorage.getItem(TOKEN_KEY) ?? undefined);
-  const [role, setRole] = useState<Role>();
+  const [token, setToken] = useState(storedToken);
+  const [me, setMe] = useState<Whoami>();
   const [teams, setTeams] = useState<KnownTeam[]>([]);
   const [team, setTeam] = useState(() => new URLSearchParams(location.search).get('team') ?? undefined);
   const [error, setError] = useState<string>();
 
-  const signIn = async (candidate: string) => {
-    setApiToken(candidate);
+  const signIn = async (candidate: string, pending = identify(candidate)) => {
     try {
-      // The team list comes from the orchestrator: without it the dashboard still works for a named team.
-      const known = await api<{ items: KnownTeam[] }>('/api/v1/teams/known?limit=200').catch((e: unknown) => {
-        if (e instanceof ApiError && e.status === 401) throw e;
-        return { items: [] as KnownTeam[] };
-      });
-      const chosen = team ?? known.items[0]?.name;
-      const probed = await probeRole(chosen);
+      const identity = await pending;
+      performance.mark('headspace:signed-in');
+      const chosen = team ?? identity.teams[0]?.name;
       sessionStorage.setItem(TOKEN_KEY, candidate);
-      setTeams(known.items);
+      setTeams(identity.teams);
       setTeam(chosen);
-      setRole(probed);
+      setMe(identity.me);
       setToken(candidate);
       setError(undefined);
     } catch (e) {
@@ -72,18 +102,26 @@ export function App() {
 
   useEffect(() => {
     // Only on load, with a token kept from earlier in this tab.
-    if (token && !role) void signIn(token);
+    if (token && !me) void signIn(token, resumed);
   }, []);
 
   const signOut = () => {
     sessionStorage.removeItem(TOKEN_KEY);
     setApiToken(undefined);
     setToken(undefined);
-    setRole(undefined);
+    setMe(undefined);
   };
 
-  if (!token || !role) return <SignIn onSignIn={signIn} error={error} />;
-  return <SignedIn token={token} role={role} team={team} teams={teams} onTeam={setTeam} onSignOut={signOut} />;
+  if (token && !me && !error)
+    return (
+      <main className="sign-in">
+        <p className="state" aria-busy="true">
+          Signing in…
+        </p>
+      </main>
+    );
+  if (!token || !me) return <SignIn onSignIn={(candidate) => signIn(candidate)} error={error} />;
+  return <SignedIn token={token} role={roleFor(me, team)} team={team} teams={teams} onTeam={setTeam} onSignOut={signOut} />;
 }
 
 interface SignedInProps {

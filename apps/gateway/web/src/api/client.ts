@@ -1,3 +1,4 @@
+import type { WhoamiResponses } from './generated';
 import { ReadPositions } from './read-positions';
 
 /** A failed call, with the problem+json detail the gateway sent (what to do is usually in it). */
@@ -10,7 +11,8 @@ export class ApiError extends Error {
   }
 }
 
-export type Role = 'viewer' | 'operator' | 'admin';
+export type Whoami = WhoamiResponses[200];
+export type Role = Whoami['role'];
 
 let token: string | undefined;
 export const setApiToken = (value: string | undefined) => {
@@ -50,23 +52,13 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
 
 export const q = encodeURIComponent;
 
-/**
- * The gateway has no "who am I" route, so the role is read from what the token may do: admins may
- * list tokens; operators pass the guard of a write (which then fails validation, changing nothing);
- * viewers are refused it with 403.
- */
-export async function probeRole(team: string | undefined): Promise<Role> {
-  try {
-    await api('/api/v1/tokens?limit=1');
-    return 'admin';
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 401) throw error;
-  }
-  try {
-    await api(`/api/v1/teams/${q(team ?? 'none')}/approvals/role-probe/answer`, { method: 'POST', body: {} });
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 401) throw error;
-    if (error instanceof ApiError && error.status === 403) return 'viewer';
-  }
-  return 'operator';
+/** The signed-in token's role and scope (GET /api/v1/whoami): one read, instead of probing writes. */
+export function whoami(): Promise<Whoami> {
+  return api<Whoami>('/api/v1/whoami');
+}
+
+/** What the token may do on `team`: its role where its scope covers the team, else only reading. */
+export function roleFor(me: Whoami, team: string | undefined): Role {
+  if (me.role === 'viewer' || me.teams === '*') return me.role;
+  return team !== undefined && me.teams.includes(team) ? me.role : 'viewer';
 }

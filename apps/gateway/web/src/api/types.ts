@@ -2,6 +2,7 @@ import type {
   GetExceptionGroupResponses,
   GetRunDiffResponses,
   GetRunResponses,
+  GetTaskBoardResponses,
   GetTeamBudgetResponses,
   ListApprovalsResponses,
   ListExceptionGroupsResponses,
@@ -17,6 +18,8 @@ import type {
 
 /** Shapes of the gateway's answers, named from the types generated from its OpenAPI document. */
 export type Task = ListTasksResponses[200]['items'][number];
+export type Board = GetTaskBoardResponses[200];
+export type BoardCard = Board['tasks'][number];
 export type RunSummary = ListRunsResponses[200]['items'][number];
 export type Run = GetRunResponses[200];
 export type RunDiff = GetRunDiffResponses[200];

@@ -29,6 +29,7 @@ export class EventStream {
   private readonly listeners = new Set<Listener>();
   private source: EventSource | undefined;
   private retry: ReturnType<typeof setTimeout> | undefined;
+  private notifying: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
   /**
    * Where a connection without an id starts: when the page opened (a little earlier, for clock
@@ -50,6 +51,7 @@ export class EventStream {
   close(): void {
     this.closed = true;
     clearTimeout(this.retry);
+    clearTimeout(this.notifying);
     this.source?.close();
   }
 
@@ -83,7 +85,19 @@ export class EventStream {
     this.events = [{ ...event, cursor: message.lastEventId }, ...this.events].slice(0, KEEP);
     this.version++;
     if (this.state !== 'live') this.state = 'live';
-    this.emit();
+    this.emitSoon();
+  }
+
+  /**
+   * One notification for the events received together: a replay after a (re)connection arrives as a
+   * burst of hundreds, and each notification re-renders what shows the stream.
+   */
+  private emitSoon(): void {
+    if (this.notifying) return;
+    this.notifying = setTimeout(() => {
+      this.notifying = undefined;
+      this.emit();
+    }, 0);
   }
 
   private setState(state: ConnectionState): void {

@@ -1,3 +1,5 @@
+import { memo } from 'react';
+import type { StreamEvent } from '../live/event-stream';
 import { useSession, useStream } from '../live/hooks';
 
 /** The newest events of the stream, as they arrive: what the views refresh from. */
@@ -13,12 +15,19 @@ export function Activity() {
       ) : (
         <ol className="events" aria-live="polite" aria-relevant="additions">
           {shown.map((e) => (
-            <li key={e.eventId} data-event-type={e.type} data-event-id={e.eventId}>
-              <time dateTime={e.time}>{new Date(e.time).toLocaleTimeString()}</time> {e.summary}
-            </li>
+            <Row key={e.eventId} event={e} />
           ))}
         </ol>
       )}
     </aside>
   );
 }
+
+/** An event never changes: its row is rendered once, not again for every event after it. */
+const Row = memo(function Row({ event: e }: { event: StreamEvent }) {
+  return (
+    <li data-event-type={e.type} data-event-id={e.eventId}>
+      <time dateTime={e.time}>{new Date(e.time).toLocaleTimeString()}</time> {e.summary}
+    </li>
+  );
+});

@@ -4599,6 +4599,9 @@ export type StartRunData = {
             regressionTaskKey: string;
         };
         runtime?: 'built-in' | 'claude-code';
+        model?: string;
+        effort?: 'quick' | 'standard' | 'deep';
+        agent?: string;
     };
     headers?: {
         /**
@@ -4743,6 +4746,34 @@ export type GetRunResponses = {
             name: string;
             activity: string;
         }>;
+        sessions: Array<{
+            sessionId: string;
+            purpose: 'workshop' | 'decompose' | 'task' | 'qa' | 'review' | 'escalation';
+            persona: string;
+            taskKey: string | null;
+            attempt: number;
+            agent: string | null;
+            routing: {
+                model: string;
+                tier: 'haiku' | 'sonnet' | 'opus';
+                effort: 'quick' | 'standard' | 'deep';
+                thinkingBudgetTokens: number;
+                reasons: Array<string>;
+                signals: {
+                    isExploration: boolean;
+                    filesAffected: number;
+                    requiresReasoning: boolean;
+                    isTeamLead: boolean;
+                    dependencyDepth: number;
+                    ambiguity: 'low' | 'medium' | 'high';
+                };
+                pinned: boolean;
+                pinnedBy?: 'operator' | 'agent';
+                fallback?: boolean;
+            } | null;
+            ended: boolean;
+        }>;
+        agent: string | null;
         progress: {
             tasksDone: number;
             tasksTotal: number;
@@ -5085,6 +5116,8 @@ export type StartAskResponses = {
                 ambiguity: 'low' | 'medium' | 'high';
             };
             pinned: boolean;
+            pinnedBy?: 'operator' | 'agent';
+            fallback?: boolean;
         };
     };
 };
@@ -5161,6 +5194,8 @@ export type GetAskResponses = {
                 ambiguity: 'low' | 'medium' | 'high';
             };
             pinned: boolean;
+            pinnedBy?: 'operator' | 'agent';
+            fallback?: boolean;
         };
         simulated: boolean;
         sessionId: string | null;
@@ -5185,6 +5220,245 @@ export type GetAskResponses = {
 };
 
 export type GetAskResponse = GetAskResponses[keyof GetAskResponses];
+
+export type ListBatchesData = {
+    body?: never;
+    path: {
+        team: string;
+    };
+    query?: {
+        limit?: number;
+        cursor?: string;
+    };
+    url: '/api/v1/teams/{team}/batches';
+};
+
+export type ListBatchesErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type ListBatchesError = ListBatchesErrors[keyof ListBatchesErrors];
+
+export type ListBatchesResponses = {
+    /**
+     * Success
+     */
+    200: {
+        items: Array<{
+            batchId: string;
+            team: string;
+            status: 'submitting' | 'in_progress' | 'ended' | 'failed';
+            simulated: boolean;
+            costUsd: string | null;
+            submittedAt: string;
+            endedAt: string | null;
+            items: number;
+        }>;
+        nextCursor: string | null;
+    };
+};
+
+export type ListBatchesResponse = ListBatchesResponses[keyof ListBatchesResponses];
+
+export type SubmitBatchData = {
+    body: {
+        batchId?: string;
+        requests: Array<{
+            customId?: string;
+            prompt: string;
+            persona?: string;
+            model?: string;
+            maxTokens?: number;
+        }>;
+        model?: string;
+        effort?: 'quick' | 'standard' | 'deep';
+    };
+    headers?: {
+        /**
+         * Becomes the command id: a retried request with the same key has one effect.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        team: string;
+    };
+    query?: never;
+    url: '/api/v1/teams/{team}/batches';
+};
+
+export type SubmitBatchErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    413: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    415: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type SubmitBatchError = SubmitBatchErrors[keyof SubmitBatchErrors];
+
+export type SubmitBatchResponses = {
+    /**
+     * Success
+     */
+    201: {
+        batchId: string;
+        streamVersion: string;
+        items: Array<{
+            customId: string;
+            model: string;
+            tier: 'haiku' | 'sonnet' | 'opus';
+            effort: 'quick' | 'standard' | 'deep';
+            reasons: Array<string>;
+        }>;
+    };
+};
+
+export type SubmitBatchResponse = SubmitBatchResponses[keyof SubmitBatchResponses];
+
+export type GetBatchData = {
+    body?: never;
+    path: {
+        team: string;
+        batchId: string;
+    };
+    query?: never;
+    url: '/api/v1/teams/{team}/batches/{batchId}';
+};
+
+export type GetBatchErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type GetBatchError = GetBatchErrors[keyof GetBatchErrors];
+
+export type GetBatchResponses = {
+    /**
+     * Success
+     */
+    200: {
+        batchId: string;
+        team: string;
+        status: 'submitting' | 'in_progress' | 'ended' | 'failed';
+        providerBatchId: string | null;
+        simulated: boolean;
+        items: Array<{
+            customId: string;
+            persona: string;
+            model: string;
+            tier: 'haiku' | 'sonnet' | 'opus';
+            status: 'pending' | 'succeeded' | 'errored' | 'canceled' | 'expired';
+            text: string | null;
+            error: string | null;
+            usage: {
+                inputTokens: number;
+                outputTokens: number;
+                cacheWrite5mTokens: number;
+                cacheWrite1hTokens: number;
+                cacheReadTokens: number;
+            } | null;
+            costUsd: string | null;
+        }>;
+        counts: {
+            pending: number;
+            succeeded: number;
+            errored: number;
+            canceled: number;
+            expired: number;
+        };
+        costUsd: string | null;
+        standardCostUsd: string | null;
+        failure: string | null;
+        submittedAt: string;
+        endedAt: string | null;
+    };
+};
+
+export type GetBatchResponse = GetBatchResponses[keyof GetBatchResponses];
 
 export type ListMcpToolsData = {
     body?: never;
@@ -7234,6 +7508,128 @@ export type BackfillWebhookResponses = {
 };
 
 export type BackfillWebhookResponse = BackfillWebhookResponses[keyof BackfillWebhookResponses];
+
+export type WhoamiData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/v1/whoami';
+};
+
+export type WhoamiErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type WhoamiError = WhoamiErrors[keyof WhoamiErrors];
+
+export type WhoamiResponses = {
+    /**
+     * Success
+     */
+    200: {
+        tokenId: string;
+        name: string;
+        role: 'viewer' | 'operator' | 'admin';
+        teams: '*' | Array<string>;
+        projects: '*' | Array<string>;
+    };
+};
+
+export type WhoamiResponse = WhoamiResponses[keyof WhoamiResponses];
+
+export type GetTaskBoardData = {
+    body?: never;
+    path: {
+        team: string;
+    };
+    query?: {
+        limit?: number;
+    };
+    url: '/api/v1/teams/{team}/board';
+};
+
+export type GetTaskBoardErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type GetTaskBoardError = GetTaskBoardErrors[keyof GetTaskBoardErrors];
+
+export type GetTaskBoardResponses = {
+    /**
+     * Success
+     */
+    200: {
+        tasks: Array<{
+            taskId: string;
+            subject: string;
+            status: 'pending' | 'claimed' | 'completed' | 'escalated';
+            owner: string | null;
+            dependsOn: Array<string>;
+            blocked: boolean;
+            attempts: number;
+            maxAttempts: number;
+            leaseExpiresAt: string | null;
+            createdAt: string;
+        }>;
+        limited: boolean;
+    };
+};
+
+export type GetTaskBoardResponse = GetTaskBoardResponses[keyof GetTaskBoardResponses];
 
 export type StreamEventsData = {
     body?: never;
