@@ -34,6 +34,7 @@ export const VALID_PARAMS: Record<string, string> = {
   memberId: 'con',
   approvalId: 'a1',
   personaId: 'zed',
+  persona: 'zed',
   pool: 'backend',
   requestId: 'r1',
   leaseId: 'l1',
@@ -52,6 +53,7 @@ const BAD_PARAMS: Record<string, string[]> = {
   member: ['-x', 'a b', 'a.b'],
   memberId: ['-x', 'a b', '!'],
   personaId: ['UPPER', '9abc', 'a_b'],
+  persona: ['UPPER', '9abc', 'a_b'],
   pool: ['UPPER', '9abc'],
   id: ['not-a-uuid', '123'],
   approvalId: ['x'.repeat(101)],
@@ -62,6 +64,7 @@ const BAD_PARAMS: Record<string, string[]> = {
   project: ['x'.repeat(201)],
   runId: ['UPPER', 'a.b', 'x'.repeat(64)],
   askId: ['UPPER', 'a.b', '-x', 'x'.repeat(64)],
+  batchId: ['UPPER', 'a.b', '-x', 'x'.repeat(64)],
   groupId: ['grp_x', 'GRP_000000000000000000000000', 'x'.repeat(30)],
   keyId: ['x'.repeat(101)],
   deliveryId: ['whd_x', 'x'.repeat(65)],
@@ -148,7 +151,8 @@ export function malformedRequests(routes: readonly ApiRoute[], count: number, se
       case 'bad-query': {
         const shape = Object.keys(route.query?.shape ?? {});
         const bad: Record<string, string[]> = {
-          limit: ['abc', '0', '-1', '501', '9'.repeat(400), '1.5'],
+          // Past every route's bound (lists take 500, the board 1,000).
+          limit: ['abc', '0', '-1', '1001', '9'.repeat(400), '1.5'],
           cursor: ['%%%', 'bm90LWpzb24', Buffer.from('{"k":1}').toString('base64url'), 'x'.repeat(1_001)],
           status: ['bogus'],
           blocked: ['maybe'],
