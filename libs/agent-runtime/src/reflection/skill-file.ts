@@ -60,6 +60,76 @@ function section(file: SkillFile, name: string): SkillSection {
 
 const sectionTokens = (s: SkillSection[]) => estimateTokens(s.flatMap((x) => [`## ${x.name}`, ...x.lines]).join('\n'));
 
+/** The operator-defined sections of the shipped default (seed 000 §5.3's example has these three). */
+export const CORE_SECTIONS = ['Core Competencies', 'Preferences'] as const;
+
+export interface SkillDefaultInput {
+  persona: string;
+  name?: string;
+  description?: string;
+  roleType?: string;
+}
+
+/**
+ * The skill.md a persona gets when it has none: the seed's three sections, the core written from
+ * what the persona registry says of it, Learned Experience empty. Well within the core budget.
+ */
+export function defaultSkillFile(input: SkillDefaultInput): string {
+  const name = input.name ?? input.persona.charAt(0).toUpperCase() + input.persona.slice(1);
+  const competencies = [
+    ...(input.description ? [`- ${input.description.replace(/\s+/g, ' ').trim().slice(0, 300)}`] : []),
+    `- ${input.roleType ? `${input.roleType} work` : 'Software engineering'} in the team's codebase`,
+    '- Reading the codebase before changing it; small, tested changes',
+  ];
+  const preferences = ['- Explicit over clever', '- Leave the workspace building and its tests passing', '- Say what is unknown instead of guessing'];
+  return renderSkillFile({
+    title: `${name} — Skill Profile`,
+    sections: [
+      { name: CORE_SECTIONS[0], lines: competencies },
+      { name: CORE_SECTIONS[1], lines: preferences },
+      { name: EXPERIENCE_SECTION, lines: [] },
+    ],
+  });
+}
+
+/** Token counts of a skill file's core (every section but Learned Experience and Pending) and its Learned Experience. */
+export function skillTokens(file: SkillFile): { coreTokens: number; experienceTokens: number } {
+  const core = file.sections.filter((s) => s.name !== EXPERIENCE_SECTION && s.name !== PENDING_SECTION);
+  const exp = file.sections.filter((s) => s.name === EXPERIENCE_SECTION);
+  return { coreTokens: core.length ? sectionTokens(core) : 0, experienceTokens: exp.length ? sectionTokens(exp) : 0 };
+}
+
+/**
+ * Pure merge (v1 approved / v3 auto → Learned Experience; v2 → Pending): appends each line not
+ * already in the target section; returns a new file and the lines it added (none when every line
+ * was there already, which makes a repeated merge a no-op).
+ */
+export function mergeSkillLines(file: SkillFile, lines: readonly string[], target: 'experience' | 'pending'): { file: SkillFile; added: string[] } {
+  const next: SkillFile = { title: file.title, sections: file.sections.map((s) => ({ name: s.name, lines: [...s.lines] })) };
+  const added: string[] = [];
+  const present = new Set(next.sections.filter((s) => s.name === EXPERIENCE_SECTION || s.name === PENDING_SECTION).flatMap((s) => s.lines));
+  for (const raw of lines) {
+    const line = raw.startsWith('- ') ? raw : `- ${raw}`;
+    if (present.has(line)) continue;
+    present.add(line);
+    added.push(line);
+  }
+  if (added.length) section(next, target === 'experience' ? EXPERIENCE_SECTION : PENDING_SECTION).lines.push(...added);
+  return { file: next, added };
+}
+
+/**
+ * Pure v3 curation: drops the oldest Learned Experience lines until that section is within
+ * `experienceTokens`; never touches the core sections or Pending.
+ */
+export function curateSkillFile(file: SkillFile, budget: { experienceTokens: number } = DEFAULT_SKILL_BUDGET): { file: SkillFile; removed: string[] } {
+  const next: SkillFile = { title: file.title, sections: file.sections.map((s) => ({ name: s.name, lines: [...s.lines] })) };
+  const exp = next.sections.find((s) => s.name === EXPERIENCE_SECTION);
+  const removed: string[] = [];
+  while (exp && exp.lines.length > 0 && sectionTokens([exp]) > budget.experienceTokens) removed.push(exp.lines.shift() as string);
+  return { file: next, removed };
+}
+
 export interface SkillUpdateProposal {
   id: string;
   persona: string;
@@ -120,6 +190,44 @@ export class SkillFileStore {
       const target = section(file, mode === 'approved' ? EXPERIENCE_SECTION : PENDING_SECTION);
       if (!target.lines.includes(proposal.line)) target.lines.push(proposal.line);
       await writeFileAtomic(this.store.path(proposal.persona, 'skill.md'), renderSkillFile(file));
+    });
+  }
+
+  /** The persona's skill.md, writing the shipped default first when it has none; `created` says whether it did. */
+  async ensure(persona: string, defaults: Omit<SkillDefaultInput, 'persona'> = {}): Promise<{ text: string; created: boolean }> {
+    return this.store.exclusive(persona, async () => {
+      const existing = await this.store.readText(this.store.path(persona, 'skill.md'));
+      if (existing !== undefined) return { text: existing, created: false };
+      const text = defaultSkillFile({ persona, ...defaults });
+      await writeFileAtomic(this.store.path(persona, 'skill.md'), text);
+      return { text, created: true };
+    });
+  }
+
+  /**
+   * Merges lines into the persona's skill.md (the shipped default first when it has none): into
+   * Learned Experience (`experience`, curated to `budget` when given, the removed lines moved to
+   * experience.md) or the Pending section (`pending`). Idempotent: lines already there are skipped.
+   */
+  async merge(
+    persona: string,
+    lines: readonly string[],
+    target: 'experience' | 'pending',
+    budget?: { experienceTokens: number },
+  ): Promise<{ added: string[]; removed: string[]; text: string }> {
+    return this.store.exclusive(persona, async () => {
+      const path = this.store.path(persona, 'skill.md');
+      const current = parseSkillFile((await this.store.readText(path)) ?? defaultSkillFile({ persona }));
+      const merged = mergeSkillLines(current, lines, target);
+      const curated = budget ? curateSkillFile(merged.file, budget) : { file: merged.file, removed: [] };
+      const text = renderSkillFile(curated.file);
+      if (merged.added.length || curated.removed.length) await writeFileAtomic(path, text);
+      if (curated.removed.length) {
+        const expPath = this.store.path(persona, 'experience.md');
+        const existing = (await this.store.readText(expPath)) ?? `# Experience: ${persona}\n`;
+        await writeFileAtomic(expPath, `${existing.trimEnd()}\n${curated.removed.map((l) => `${l} — curated out of skill.md on ${this.today()}`).join('\n')}\n`);
+      }
+      return { added: merged.added, removed: curated.removed, text };
     });
   }
 

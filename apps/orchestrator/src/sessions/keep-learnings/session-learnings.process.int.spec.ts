@@ -44,8 +44,8 @@ const reflectionWith = (learnings: Array<{ category: string; content: string; fo
   follow_up: { needs_human: false },
 });
 
-async function processOnce(): Promise<void> {
-  await new SessionLearningsProcess(store, { HS_AGENT_HOME: home } as AppConfig).catchUp();
+async function processOnce(maxExperience = 100): Promise<void> {
+  await new SessionLearningsProcess(store, { HS_AGENT_HOME: home, HS_EXPERIENCE_MAX_ENTRIES: maxExperience } as AppConfig).catchUp();
 }
 
 describe('session learnings processor', () => {
@@ -66,11 +66,30 @@ describe('session learnings processor', () => {
     expect(await readFile(join(home, 'personas', 'con', 'learnings.md'), 'utf8')).toBe(con);
   });
 
-  it('writes nothing for a malformed reflection, one without learnings, or one whose teammate name is invalid', async () => {
+  it('writes nothing for a malformed reflection or one whose teammate name is invalid', async () => {
     await endedSession('al', { malformed: true, raw: 'no json here' });
-    await endedSession('al', { malformed: false, reflection: reflectionWith([]) });
     await endedSession('al', { malformed: false, reflection: reflectionWith([{ category: 'cross-agent', content: 'Hi.', for_agent: 'Not A Name!' }]) });
     await processOnce();
     await expect(stat(join(home, 'personas', 'al'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('logs every completed session in experience.md, learnings or not, once each, pruned to HS_EXPERIENCE_MAX_ENTRIES with the oldest out', async () => {
+    const withStatus = (status: string, summary: string) => ({ ...reflectionWith([]), task_result: { status, summary, files_changed: [] } });
+    await endedSession('bo', { malformed: false, reflection: withStatus('completed', 'first done') });
+    await endedSession('bo', { malformed: false, reflection: withStatus('partial', 'second half done') });
+    await processOnce(2);
+    const path = join(home, 'personas', 'bo', 'experience.md');
+    const entries = async () => (await readFile(path, 'utf8')).split('\n').filter((l) => l.startsWith('- '));
+    expect(await entries()).toEqual([
+      expect.stringMatching(/^- \d{4}-\d{2}-\d{2} \[completed\] task in red: first done; learned: tests first \(ref: [0-9a-f-]+\)$/),
+      expect.stringMatching(/\[partial\] task in red: second half done/),
+    ]);
+    await processOnce(2);
+    expect(await entries()).toHaveLength(2);
+
+    await endedSession('bo', { malformed: false, reflection: withStatus('completed', 'third done') });
+    await processOnce(2);
+    expect((await entries()).map((l) => /\] task in red: (.*?);/.exec(l)?.[1])).toEqual(['second half done', 'third done']);
+    expect(await readFile(join(home, 'personas', 'bo', 'archive.md'), 'utf8')).toContain('first done');
   });
 });

@@ -108,9 +108,11 @@ export class DefaultSessionPortsFactory implements SessionPortsFactory {
   }
 
   private async systemPrompt(s: Started, member: ManifestMember | undefined, owns: readonly string[] | undefined): Promise<string> {
+    const personaOf = this.persona(s.persona);
     const [persona, skillFile, learnings] = await Promise.all([
-      this.persona(s.persona),
-      this.skills.readText(s.persona).catch(() => undefined),
+      personaOf,
+      // skill.md (seed 000 §5.3): the shipped default is written the first time a persona has none.
+      personaOf.then((p) => this.skills.ensure(s.persona, { name: p?.name, description: p?.description, roleType: p?.roleType })).then((f) => f.text, () => undefined),
       this.learnings.renderForPrompt(s.persona, s.prompt).catch(() => ''),
     ]);
     const composed = composePrompt({
