@@ -35,6 +35,10 @@ export class GitRunWorkspace implements RunWorkspacePort {
     return (await this.get(runId)).head();
   }
 
+  async commitFiles(runId: string, message: string, paths: string[], write: (dir: string) => Promise<void>) {
+    return (await this.get(runId)).commitFiles(message, paths, write);
+  }
+
   /**
    * A detached worktree of `commit` under `<run>/checks/<name>`: the integration checkout stays
    * clean for merges whatever the command writes. One left by a crash is replaced.

@@ -43,6 +43,8 @@ export interface RunWorkspacePort {
   /** Merges the persona's branch into the run branch; a conflict is aborted and reported, never forced. */
   mergeTask(runId: string, persona: string, task: { id: string; subject: string }): Promise<MergeResult>;
   head(runId: string): Promise<string>;
+  /** Writes files under `paths` of the integration checkout and commits them on the run branch, once per `message` (see RunWorkspace.commitFiles). */
+  commitFiles(runId: string, message: string, paths: string[], write: (dir: string) => Promise<void>): Promise<{ commit?: string; files: string[] }>;
   /** A throwaway checkout of `commit` beside the run's worktrees (made afresh each time); `remove` takes it away. */
   checkoutAt(runId: string, commit: string, name: string): Promise<{ dir: string; remove(): Promise<void> }>;
 }

@@ -9,6 +9,7 @@ import { agentSessionStart } from '../agents/agent-snapshot';
 import { PassProcessor } from './pass-processor';
 import { PersonaPool } from './persona-pool';
 import { PlanApproval } from './plan-approval';
+import { PROJECT_MEMORY_DIR, projectMemoryCommitMessage, writeProjectMemory } from './project-memory';
 import { parsePhaseOutput, type PhaseOutput } from './run-output';
 import { nextActions, runIdOfSession, type RunAction } from './run-planner';
 import { RUN_CHECKS, RUN_SESSIONS, RUN_SETTINGS, RUN_WORKSPACE, type RegressionCheckPort, type RunSessionsPort, type RunSettings, type RunWorkspacePort } from './run-ports';
@@ -194,6 +195,8 @@ export class RunProcess extends PassProcessor {
         return;
       case 'complete':
         await this.ensureWorkspace(run.state);
+        // The team's protocol files (learnings, decisions, the retro) go into the result branch with the work.
+        await this.workspace.commitFiles(runId, projectMemoryCommitMessage(runId), [PROJECT_MEMORY_DIR], (dir) => writeProjectMemory(this.store, run.state, dir).then(() => undefined));
         await run.record({ type: 'complete-run', runId, headCommit: await this.workspace.head(runId), now: now() });
         return;
       case 'fail':

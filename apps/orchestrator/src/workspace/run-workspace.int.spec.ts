@@ -292,3 +292,33 @@ describe('after a crash', () => {
     expect(await read(con, 'c.txt')).toBe('c\n');
   });
 });
+
+describe('committing the run’s own files (the team memory at run end)', () => {
+  const write = (text: string) => async (dir: string) => {
+    await mkdir(join(dir, 'memory', 'retros'), { recursive: true });
+    await writeFile(join(dir, 'memory', 'retros', 'r1.md'), text);
+  };
+
+  it('commits what `write` puts under the paths on the run branch, as the team, and only once per message', async () => {
+    const ws = await prepare();
+    const first = await ws.commitFiles('Team memory of run r1', ['memory'], write('# Retro\n'));
+    expect(first.files).toEqual(['memory/retros/r1.md']);
+    expect(first.commit).toBe(await ws.head());
+    expect((await git(ws.dir, ['log', '-1', '--format=%an|%s'])).stdout.trim()).toBe('headspace|Team memory of run r1');
+    // Repeated (a pass after a crash): the head is that commit already, nothing is written or committed.
+    const again = await ws.commitFiles('Team memory of run r1', ['memory'], write('# Another retro\n'));
+    expect(again).toEqual({ files: [] });
+    expect(await read(ws.dir, 'memory/retros/r1.md')).toBe('# Retro\n');
+    expect(await subjects(ws.dir, 'HEAD')).toEqual(['Team memory of run r1', 'Baseline']);
+  });
+
+  it('puts back what a crash left half-written under the paths before writing, and leaves a clean checkout', async () => {
+    const ws = await prepare();
+    await mkdir(join(ws.dir, 'memory', 'agents', 'con'), { recursive: true });
+    await writeFile(join(ws.dir, 'memory', 'agents', 'con', 'learnings.md'), 'half-written');
+    const done = await ws.commitFiles('Team memory of run r1', ['memory'], write('# Retro\n'));
+    expect(done.files).toEqual(['memory/retros/r1.md']);
+    expect(await gitPaths(ws.dir, ['status', '--porcelain=v1'])).toEqual([]);
+    expect(await gitPaths(ws.dir, ['ls-files', 'memory'])).toEqual(['memory/retros/r1.md']);
+  });
+});

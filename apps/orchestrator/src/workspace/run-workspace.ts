@@ -109,6 +109,28 @@ export class RunWorkspace {
     });
   }
 
+  /**
+   * Writes files under `paths` of the integration checkout (`write` gets its directory) and commits
+   * them on the run branch as the team (the run's memory files at its end). Once: a branch whose
+   * head commit is already `message` is left as it is, so a repeat after a crash writes nothing
+   * twice; what a crash left half-written under `paths` is put back to the head first.
+   */
+  commitFiles(message: string, paths: string[], write: (dir: string) => Promise<void>): Promise<{ commit?: string; files: string[] }> {
+    return this.serial(async () => {
+      const last = (await git(this.dir, ['log', '-1', '--format=%s', `refs/heads/${this.branch}`])).stdout.trim();
+      if (last === message) return { files: [] };
+      await this.readyToMerge(paths);
+      await git(this.dir, ['checkout', '--quiet', 'HEAD', '--', ...paths], { allowFailure: true }); // not in the head: nothing to put back
+      await git(this.dir, ['clean', '-fdq', '--', ...paths]);
+      await write(this.dir);
+      await git(this.dir, ['add', '--all', '--', ...paths]);
+      const files = await gitPaths(this.dir, ['diff', '--cached', '--name-only']);
+      if (files.length === 0) return { files: [] };
+      await git(this.dir, ['commit', '--quiet', '--author', 'headspace <headspace@headspace.localhost>', '-m', message]);
+      return { commit: await this.head(), files };
+    });
+  }
+
   /** The commit at the tip of the integration branch. */
   async head(): Promise<string> {
     return (await git(this.dir, ['rev-parse', `refs/heads/${this.branch}`])).stdout.trim();
@@ -176,10 +198,11 @@ export class RunWorkspace {
   }
 
   /** Clears a merge a crash cut off; anything else out of place in the integration checkout is a person's doing and is left to them. */
-  private async readyToMerge(): Promise<void> {
+  private async readyToMerge(ours: string[] = []): Promise<void> {
     if (await pathExists(join(this.dir, '.git', 'MERGE_HEAD'))) await git(this.dir, ['merge', '--abort']);
     const { branch: current, entries } = await gitStatus(this.dir);
-    const dirty = entries.map((e) => e.path);
+    // `ours`: paths the caller writes itself (left half-written by a crash, they are put back).
+    const dirty = entries.map((e) => e.path).filter((path) => !ours.some((p) => path === p || path.startsWith(`${p}/`)));
     if (current !== this.branch || dirty.length > 0) {
       throw new HeadspaceError(ErrorCodes.workspaceIntegrationDirty, `The integration checkout ${this.dir} is not clean on ${this.branch}`, { details: { branch: current ?? '', files: dirty } });
     }

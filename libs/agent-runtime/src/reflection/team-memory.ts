@@ -1,7 +1,8 @@
+import { ErrorCodes, HeadspaceError } from '@headspace/contracts';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../context/atomic-write';
-import { assertPersonaName, DEFAULT_HEADSPACE_HOME, type LearningsStore, type RoutedLearning } from './learnings-store';
+import { assertPersonaName, DEFAULT_HEADSPACE_HOME, LearningsStore, type RoutedLearning } from './learnings-store';
 import { renderLearnings } from './learnings-file';
 
 /**
@@ -21,15 +22,19 @@ const DECISION = /^- (.*) \(decided: (\d{4}-\d{2}-\d{2}), by: ([a-z0-9-]+)\)\s*$
 export class TeamMemoryStore {
   readonly home: string;
   private readonly now: () => Date;
+  private readonly memoryDir?: string;
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(opts: { home?: string; now?: () => Date } = {}) {
+  /** `memoryDir`: a project's `memory/` folder — the team's files at its root (`memory/decisions.md`, `memory/retros/`) instead of under `<home>/teams/<team>/`. */
+  constructor(opts: { home?: string; now?: () => Date; memoryDir?: string } = {}) {
     this.home = opts.home ?? DEFAULT_HEADSPACE_HOME;
     this.now = opts.now ?? (() => new Date());
+    this.memoryDir = opts.memoryDir;
   }
 
   private dir(team: string): string {
-    return join(this.home, 'teams', assertPersonaName(team, 'team'));
+    assertPersonaName(team, 'team');
+    return this.memoryDir ?? join(this.home, 'teams', team);
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -96,8 +101,31 @@ export class TeamMemoryStore {
     });
   }
 
+  /** A retrospective of its own, `retros/<id>.md` (one per run), written whole (again: replaced). */
+  async writeRetro(team: string, id: string, markdown: string): Promise<string> {
+    if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(id)) throw new HeadspaceError(ErrorCodes.validationFailed, `retro id "${id}" must be lowercase letters, digits and hyphens`, { field: 'id' });
+    const path = join(this.dir(team), 'retros', `${id}.md`);
+    await this.serial(() => writeFileAtomic(path, markdown.endsWith('\n') ? markdown : `${markdown}\n`));
+    return path;
+  }
+
   async readRetroHistory(team: string): Promise<string> {
     return (await this.read(join(this.dir(team), 'retro-history.md'))) ?? '';
+  }
+}
+
+/**
+ * Learnings kept in a project (seed 001 "Learnings Files"): `<memoryDir>/agents/<name>/learnings.md`,
+ * version-controlled with the work, instead of the agent home's `personas/<name>/`. Same file format,
+ * routing and consolidation as the agent-home store.
+ */
+export class ProjectLearningsStore extends LearningsStore {
+  constructor(memoryDir: string, opts: { now?: () => Date } = {}) {
+    super({ home: memoryDir, ...opts });
+  }
+
+  override personaDir(persona: string): string {
+    return join(this.home, 'agents', assertPersonaName(persona));
   }
 }
 

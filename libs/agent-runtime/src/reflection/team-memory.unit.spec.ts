@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LearningsStore } from './learnings-store';
-import { redistributeCrossAgentNotes, seedFromRelatedMembers, TeamMemoryStore } from './team-memory';
+import { ProjectLearningsStore, redistributeCrossAgentNotes, seedFromRelatedMembers, TeamMemoryStore } from './team-memory';
 
 let home: string;
 const clock = () => new Date('2026-02-13T09:00:00Z');
@@ -56,5 +56,35 @@ describe('learnings transfer', () => {
     const two = await store.readLearnings('backend-two');
     expect(two.entries.find((e) => e.section === 'Cross-Agent Notes')).toMatchObject({ content: 'Use TrustLevel enum', from: 'architect' });
     expect((await store.readLearnings('backend')).entries.some((e) => e.section === 'Cross-Agent Notes')).toBe(false);
+  });
+});
+
+describe('team memory in a project (memory/ of the checkout, seed 001 layout)', () => {
+  it('keeps decisions and one retro per run at the root of the project’s memory folder', async () => {
+    const memoryDir = join(home, 'project', 'memory');
+    const team = new TeamMemoryStore({ memoryDir, now: clock });
+    await team.seed('raglue');
+    await team.recordDecision('raglue', { section: 'Reviews', text: 'Run r1: done', by: 'robbo' });
+    expect(await readFile(join(memoryDir, 'decisions.md'), 'utf8')).toContain('## Reviews\n- Run r1: done (decided: 2026-02-13, by: robbo)');
+    const path = await team.writeRetro('raglue', '7-run', '# Retro');
+    expect(path).toBe(join(memoryDir, 'retros', '7-run.md'));
+    expect(await readFile(path, 'utf8')).toBe('# Retro\n');
+    await expect(team.writeRetro('raglue', '../escape', '# no')).rejects.toMatchObject({ field: 'id' });
+  });
+
+  it('writes learnings to agents/<name>/learnings.md of the project, routed and formatted as in the agent home', async () => {
+    const memoryDir = join(home, 'project', 'memory');
+    const store = new ProjectLearningsStore(memoryDir, { now: clock });
+    await store.applyReflection('con', {
+      task_result: { status: 'completed', summary: 'done', files_changed: [] },
+      reflection: { what_worked: '', what_didnt: '', confidence: 'high' },
+      suggested_learnings: [
+        { category: 'gotcha', content: 'Validate n before slice()' },
+        { category: 'cross-agent', content: 'QA tests live in test/', for_agent: 'verner' },
+      ],
+      follow_up: { needs_human: false },
+    });
+    expect(await readFile(join(memoryDir, 'agents', 'con', 'learnings.md'), 'utf8')).toContain('## Gotchas\n- Validate n before slice() (added: 2026-02-13)');
+    expect(await readFile(join(memoryDir, 'agents', 'verner', 'learnings.md'), 'utf8')).toContain('- (from con) QA tests live in test/ (added: 2026-02-13)');
   });
 });

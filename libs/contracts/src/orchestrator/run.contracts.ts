@@ -89,6 +89,16 @@ export const runRosterSchema = z.object({
 });
 export type RunRoster = z.output<typeof runRosterSchema>;
 
+/** Where a project keeps its team manifest (seed 001), relative to the run's source. */
+export const PROJECT_MANIFEST_PATH = '.claude/team.yaml';
+
+export const runManifestSchema = z.object({
+  path: z.string().min(1).max(300),
+  members: z.array(z.string().max(64)).max(50),
+  changed: z.boolean(),
+});
+export type RunManifest = z.output<typeof runManifestSchema>;
+
 // ---- events -------------------------------------------------------------------------------------
 
 const ev = <N extends string, S extends z.ZodType>(name: N, schema: S) => defineEvent({ service: 'orchestrator', category: 'run', name, schema });
@@ -116,6 +126,12 @@ export const runStarted = ev(
     effort: effortLevelSchema.optional(),
     /** `--agent <name>`: the custom agent definition the run's build sessions run with, as it was when the run started. */
     agent: agentSnapshotSchema.optional(),
+    /**
+     * The project's `.claude/team.yaml` the run imported as its team's manifest when it started
+     * (seed 001; through the team-manager's import-manifest, validated as an upload is): its path in
+     * the source, the members it names, and whether it changed the team's manifest.
+     */
+    manifest: runManifestSchema.optional(),
     simulated: z.boolean(),
     startedAt: at,
   }),
@@ -478,7 +494,7 @@ export function summariseRunEvent(event: RunStreamEvent): string {
   switch (event.type) {
     case 'run.started': {
       const d = event.data;
-      return `Run '${oneLine(d.title, 80)}' started (${d.mode}, ${d.operator} operator${d.tasks ? `, ${count(d.tasks.length, 'operator task')}` : ''}${d.fix ? `, fix of exception group ${d.fix.groupId}` : ''})`;
+      return `Run '${oneLine(d.title, 80)}' started (${d.mode}, ${d.operator} operator${d.tasks ? `, ${count(d.tasks.length, 'operator task')}` : ''}${d.fix ? `, fix of exception group ${d.fix.groupId}` : ''}${d.manifest ? `, team from ${d.manifest.path}: ${d.manifest.members.join(', ')}` : ''})`;
     }
     case 'run.workspace-prepared':
       return `Workspace ready at ${event.data.dir} on branch ${event.data.branch}`;

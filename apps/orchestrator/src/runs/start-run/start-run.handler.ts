@@ -12,6 +12,7 @@ import { AgentResolver } from '../../agents/agent-resolver.service';
 import { RUN_SESSIONS, type RunSessionsPort } from '../run-ports';
 import { RunRecorder } from '../run-recorder';
 import { RUN_SOURCE_POLICY, type RunSourcePolicy } from '../run-source.policy';
+import { importProjectManifest, readProjectManifest } from './project-manifest';
 
 /** The run's title: the goal's first heading or line, without markdown. */
 export function titleOf(goal: string): string {
@@ -46,6 +47,9 @@ export class StartRunHandler {
     // … and so is an agent the project and user do not define (400 naming `agent`), or a pinned model the price table does not know.
     const agent = input.agent ? await this.agent(input.agent, source) : undefined;
     if (input.model || input.effort) await request(this.nc, routeModel, { ...(input.model ? { model: input.model } : {}), ...(input.effort ? { effort: input.effort } : {}) });
+    // Last of the checks, so a refused start imports nothing: the project's .claude/team.yaml becomes the team's manifest (400 naming the field when it is bad).
+    const manifestYaml = await readProjectManifest(source);
+    const manifest = manifestYaml === undefined ? undefined : await importProjectManifest(this.nc, input.team, manifestYaml);
     const title = titleOf(input.goal);
     const runId = input.runId ?? runIdFor(title, ctx.commandId ?? randomUUID());
     const run = await RunRecorder.load(this.store, runId);
@@ -68,6 +72,7 @@ export class StartRunHandler {
       ...(input.model ? { model: input.model } : {}),
       ...(input.effort ? { effort: input.effort } : {}),
       ...(agent ? { agent } : {}),
+      ...(manifest ? { manifest } : {}),
       simulated: this.sessions.simulated,
       now: new Date().toISOString(),
     }));
