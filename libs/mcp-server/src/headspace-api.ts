@@ -13,5 +13,11 @@ export interface ApiReply {
  * It rejects only when REST could not be reached at all.
  */
 export interface HeadspaceApi {
-  call(method: ApiMethod, path: string, body?: unknown): Promise<ApiReply>;
+  call(method: ApiMethod, path: string, body?: unknown, options?: ApiCallOptions): Promise<ApiReply>;
+}
+
+/** What a call carries beside its body. */
+export interface ApiCallOptions {
+  /** Sent as the `Idempotency-Key` header: REST answers a repeat of a command with its first result. */
+  idempotencyKey?: string;
 }

@@ -10,7 +10,8 @@ export interface HeadspaceMcpServerOptions {
 const INSTRUCTIONS =
   'Headspace runs teams of AI coding agents. These tools act on a team through its REST API with your token: ' +
   'list_teams first, then the task list (list_tasks, create_task, claim_task, complete_task), the mailboxes ' +
-  '(send_message, read_mailbox), approvals, budgets and runs. A refused call returns the error code and detail.';
+  '(send_message, read_mailbox), approvals, budgets and runs. A refused call returns the error code and detail. ' +
+  'Every write tool takes an optional idempotency_key: send the same key when retrying a call, and it is done once.';
 
 /**
  * Headspace as an MCP server: one tool per REST operation, each call sent through `api` as the
@@ -30,7 +31,10 @@ export function createHeadspaceMcpServer(api: HeadspaceApi, options: HeadspaceMc
       async (args: Record<string, unknown>) => {
         const request = tool.request(args);
         try {
-          return toToolResult(await api.call(request.method, request.path, request.body));
+          const reply = request.idempotencyKey
+            ? await api.call(request.method, request.path, request.body, { idempotencyKey: request.idempotencyKey })
+            : await api.call(request.method, request.path, request.body);
+          return toToolResult(reply);
         } catch (error) {
           return unreachableResult(error);
         }

@@ -8,14 +8,15 @@ interface Recorded {
   method: ApiMethod;
   path: string;
   body?: unknown;
+  idempotencyKey?: string;
 }
 
 /** Answers every call with `reply` and records it: the REST side is the gateway's, tested there. */
 function recordingApi(reply: (call: Recorded) => ApiReply | Promise<ApiReply>) {
   const calls: Recorded[] = [];
   const api: HeadspaceApi = {
-    call: async (method, path, body) => {
-      const call = { method, path, ...(body !== undefined ? { body } : {}) };
+    call: async (method, path, body, options) => {
+      const call = { method, path, ...(body !== undefined ? { body } : {}), ...(options?.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}) };
       calls.push(call);
       return reply(call);
     },
@@ -62,6 +63,38 @@ describe('the Headspace MCP server', () => {
       { method: 'GET', path: '/api/v1/teams/alpha/tasks?status=pending&blocked=false' },
       { method: 'POST', path: '/api/v1/teams/alpha/messages', body: { type: 'message', from: 'con', to: 'al', summary: 'the design is done now', body: 'see docs' } },
     ]);
+  });
+
+  it('gives every write tool, and no read, an optional idempotency_key that goes as the Idempotency-Key header, not in the body', async () => {
+    const { api, calls } = recordingApi(() => ({ status: 201, json: { taskId: 't1' } }));
+    const c = await connect(api);
+    const { tools } = await c.listTools();
+    for (const tool of tools) {
+      const properties = tool.inputSchema.properties ?? {};
+      if (tool.annotations?.readOnlyHint) expect(properties, tool.name).not.toHaveProperty('idempotency_key');
+      else {
+        expect(properties, tool.name).toHaveProperty('idempotency_key');
+        expect(JSON.stringify(properties.idempotency_key)).toContain('send the same key when retrying');
+        expect(tool.inputSchema.required ?? [], tool.name).not.toContain('idempotency_key');
+      }
+    }
+    await c.callTool({ name: 'create_task', arguments: { team: 'alpha', subject: 'Once', idempotency_key: 'retry-1' } });
+    await c.callTool({ name: 'claim_task', arguments: { team: 'alpha', taskId: 't1', owner: 'con', idempotency_key: 'retry-2' } });
+    await c.callTool({ name: 'create_task', arguments: { team: 'alpha', subject: 'Keyless' } });
+    expect(calls).toEqual([
+      { method: 'POST', path: '/api/v1/teams/alpha/tasks', body: { subject: 'Once' }, idempotencyKey: 'retry-1' },
+      { method: 'POST', path: '/api/v1/teams/alpha/tasks/t1/claim', body: { owner: 'con' }, idempotencyKey: 'retry-2' },
+      { method: 'POST', path: '/api/v1/teams/alpha/tasks', body: { subject: 'Keyless' } },
+    ]);
+  });
+
+  it('refuses an idempotency_key REST could not take, naming it, without calling REST', async () => {
+    const { api, calls } = recordingApi(() => ({ status: 201, json: {} }));
+    const c = await connect(api);
+    const result = await c.callTool({ name: 'create_task', arguments: { team: 'alpha', subject: 'x', idempotency_key: 'k'.repeat(201) } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('idempotency_key');
+    expect(calls).toEqual([]);
   });
 
   it('returns a REST refusal as an error result, not a protocol error', async () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { waitFor } from '@headspace/testing';
@@ -61,6 +62,44 @@ describe('Headspace as an MCP server over Streamable HTTP', () => {
     expect(onRest).toMatchObject({ owner: 'con', status: 'claimed' });
     const listed = jsonOf(await client.callTool({ name: 'list_tasks', arguments: { team: 'alpha', owner: 'con' } }));
     expect(listed.items).toEqual([expect.objectContaining({ taskId: 'mcp-docs', status: 'claimed' })]);
+  });
+
+  it('a write retried with its idempotency_key is done once: create_task twice with one key creates one task, both answers the same', async () => {
+    const client = await connect(operator);
+    const create = await client.listTools().then(({ tools }) => tools.find((t) => t.name === 'create_task'));
+    expect(create?.inputSchema.properties).toHaveProperty('idempotency_key');
+    expect(JSON.stringify(create?.inputSchema.properties?.idempotency_key)).toContain('send the same key when retrying');
+
+    const subject = 'Retried over MCP';
+    const before = (await h.db.pool.query<{ n: string }>(`SELECT coalesce(max(global_position), 0) AS n FROM team_manager.events`)).rows[0].n;
+    const key = randomUUID();
+    const first = await client.callTool({ name: 'create_task', arguments: { team: 'alpha', subject, idempotency_key: key } });
+    // A second client, as a reconnecting caller would be, retrying the same call.
+    const again = await (await connect(operator)).callTool({ name: 'create_task', arguments: { team: 'alpha', subject, idempotency_key: key } });
+    expect(jsonOf(again)).toEqual(jsonOf(first));
+    const { taskId } = jsonOf(first) as { taskId: string };
+    const created = await h.db.pool.query(`SELECT stream_id FROM team_manager.events WHERE type = 'task.created' AND global_position > $1`, [before]);
+    expect(created.rows).toEqual([{ stream_id: `task-alpha.${taskId}` }]);
+    const listed = await waitFor(async () => {
+      const page = jsonOf(await client.callTool({ name: 'list_tasks', arguments: { team: 'alpha', limit: 500 } })) as { items: Array<{ taskId: string; subject: string }> };
+      const withSubject = page.items.filter((t) => t.subject === subject);
+      return withSubject.length ? withSubject : undefined;
+    });
+    expect(listed.map((t) => t.taskId)).toEqual([taskId]);
+
+    // Without a key each call is a new command, as before.
+    const one = jsonOf(await client.callTool({ name: 'create_task', arguments: { team: 'alpha', subject: 'No key over MCP' } })) as { taskId: string };
+    const two = jsonOf(await client.callTool({ name: 'create_task', arguments: { team: 'alpha', subject: 'No key over MCP' } })) as { taskId: string };
+    expect(two.taskId).not.toBe(one.taskId);
+  });
+
+  it('refuses an unusable idempotency_key naming it, and writes nothing', async () => {
+    const client = await connect(operator);
+    const before = await h.eventCount();
+    const refused = await client.callTool({ name: 'create_task', arguments: { team: 'alpha', subject: 'Bad key', idempotency_key: 'has a space' } });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain('idempotency_key');
+    expect(await h.eventCount()).toBe(before);
   });
 
   it('sends a message and reads it from the mailbox', async () => {

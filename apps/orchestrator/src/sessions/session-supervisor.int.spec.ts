@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { EventRegistry, sessionEvents } from '@headspace/contracts';
+import { EventRegistry, sessionEvents, sessionStreamId } from '@headspace/contracts';
 import { EventStore, migrate } from '@headspace/event-store';
 import { createTestDatabase, waitFor, type TestDatabase } from '@headspace/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -65,6 +65,8 @@ function factory(log: string[], gate?: Promise<void>): SessionPortsFactory {
     },
   };
 }
+
+const leaseOwner = async (sessionId: string) => (await db.pool.query<{ owner: string }>(`SELECT owner FROM orchestrator.session_leases WHERE session_id = $1`, [sessionId])).rows[0]?.owner;
 
 function supervisor(f: SessionPortsFactory, leaseMs = 2_000) {
   const s = new SessionSupervisor(store, db.pool, schema, f, { leaseMs, sweepMs: 60_000 });
@@ -131,5 +133,67 @@ describe('session supervisor', () => {
     expect(await second.resumeOrphans()).toContain(sessionId);
     expect(await ended).toMatchObject({ exitReason: 'completed' });
     expect(log).toEqual([`w-${sessionId}`]);
+  });
+
+  it('stop of a session running here aborts it after the step in flight and records its end `cancelled` at once', async () => {
+    const sessionId = randomUUID();
+    const log: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const s = supervisor(factory(log, gate));
+    const ended = s.whenEnded(sessionId);
+    await s.start(start(sessionId));
+    await waitFor(async () => (await SessionRecorder.load(store, sessionId)).state.turns === 1, { message: 'first turn recorded' });
+    const stopping = s.stop(sessionId, 'Stopped by the spec');
+    await waitFor(async () => (await leaseOwner(sessionId))?.startsWith('stop:'), { message: 'the stop to take the lease' });
+    // The tool call in flight finishes (it is not cut off), then the runner stops before another turn.
+    release();
+    expect(await stopping).toBe('stopped');
+    const recorder = await SessionRecorder.load(store, sessionId);
+    expect(recorder.events.map((e) => e.type).slice(-2)).toEqual(['session.tool-called', 'session.ended']);
+    expect(recorder.events.at(-1)?.data).toMatchObject({ exitReason: 'cancelled', summary: 'Stopped by the spec', turns: 1 });
+    expect(await ended).toMatchObject({ exitReason: 'cancelled', summary: 'Stopped by the spec', turns: 1 });
+    expect(log).toEqual([`w-${sessionId}`]);
+    expect(await leaseOwner(sessionId)).toBeUndefined();
+    // Asked again (a redelivered termination): nothing more is recorded.
+    expect(await s.stop(sessionId, 'Stopped by the spec')).toBe('ended');
+    expect((await store.readStream(sessionStreamId(sessionId))).filter((e) => e.type === 'session.ended')).toHaveLength(1);
+  });
+
+  it('stop of a session another instance runs takes its lease; that instance stops between steps and records the end at its next renewal', async () => {
+    const sessionId = randomUUID();
+    const log: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const runner = supervisor(factory(log, gate), 600);
+    const other = supervisor(factory(log), 600);
+    await runner.start(start(sessionId));
+    await waitFor(async () => (await SessionRecorder.load(store, sessionId)).state.turns === 1, { message: 'first turn recorded' });
+    expect(await other.stop(sessionId, 'Stopped elsewhere')).toBe('stopping');
+    expect(await leaseOwner(sessionId)).toBe('stop:Stopped elsewhere');
+    // Nobody resumes a stopped session meanwhile.
+    await projection.runner.waitUntilCaughtUp();
+    expect(await other.resumeOrphans()).not.toContain(sessionId);
+    // Past a few renewals (every 200 ms) of the runner's lease, the last of which it lost, the tool call in flight finishes.
+    await new Promise((r) => setTimeout(r, 1_000));
+    release();
+    const end = await waitFor(async () => (await SessionRecorder.load(store, sessionId)).events.find((e) => e.type === 'session.ended'), { timeoutMs: 5_000, message: 'the end recorded by the instance running it' });
+    expect(end.data).toMatchObject({ exitReason: 'cancelled', summary: 'Stopped elsewhere', turns: 1 });
+    await waitFor(async () => (await leaseOwner(sessionId)) === undefined, { message: 'the stop’s lease let go' });
+    expect(log).toEqual([`w-${sessionId}`]);
+  });
+
+  it('stop of a session whose instance died is finished by the sweep once the stop has settled', async () => {
+    const sessionId = randomUUID();
+    await (await SessionRecorder.load(store, sessionId)).record({ type: 'start-session', ...start(sessionId), now: new Date().toISOString() });
+    const s = supervisor(factory([]));
+    expect(await s.stop(sessionId, 'Stopped while orphaned')).toBe('stopping');
+    expect(await s.finishStops(60_000)).not.toContain(sessionId);
+    expect(await s.finishStops(0)).toEqual(expect.arrayContaining([sessionId]));
+    const events = await store.readStream(sessionStreamId(sessionId));
+    expect(events.map((e) => e.type)).toEqual(['session.started', 'session.ended']);
+    expect(events[1].data).toMatchObject({ exitReason: 'cancelled', summary: 'Stopped while orphaned', turns: 0 });
+    expect(await leaseOwner(sessionId)).toBeUndefined();
+    expect(await s.stop(randomUUID(), 'nothing there')).toBe('unknown');
   });
 });

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { sessionStreamId, type EventData, type sessionStarted } from '@headspace/contracts';
-import { EventStore, quoteIdent } from '@headspace/event-store';
+import { ConcurrencyError, EventStore, quoteIdent } from '@headspace/event-store';
 import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
 import { inContext, storedContext } from '@headspace/telemetry';
 import { randomUUID } from 'node:crypto';
@@ -29,11 +29,27 @@ export interface SessionStartGate {
 }
 export const SESSION_START_GATE = Symbol('SESSION_START_GATE');
 
+/** What `stop` did: recorded the end here (`stopped`), left it to the instance running it (`stopping`), or found nothing to stop (`ended` already, `unknown`: never started). */
+export type SessionStopResult = 'stopped' | 'stopping' | 'ended' | 'unknown';
+
+/** The owner a stopped session's lease is taken over by: `stop:<the summary its end records>`. */
+const STOP_OWNER = 'stop:';
+/** How long a stop holds the lease: far longer than a stop takes, so no sweep resumes the session meanwhile. */
+const STOP_HELD_FOR = '1 day';
+/** Time for a runner elsewhere that lost its lease to a stop to finish the append of the step it was in. */
+const STEP_GRACE_MS = 1_000;
+/**
+ * How long `stop` waits for a runner here to stop between steps. A longer step (a slow tool) is not
+ * waited for — the caller may hold a transaction — the runner records the end itself when it stops.
+ */
+const LOCAL_STOP_WAIT_MS = 5_000;
+
 /**
  * Runs agent sessions, each in exactly one orchestrator instance: a session is run under a lease
  * (compare-and-set on expiry, renewed while it runs), and a sweep re-leases running sessions whose
  * instance died, resuming them from their streams. Shutdown interrupts sessions between steps and
- * releases their leases so another instance (or the next start) carries on at once.
+ * releases their leases so another instance (or the next start) carries on at once. `stop` ends a
+ * session for good (`cancelled`), between steps, wherever it runs.
  */
 @Injectable()
 export class SessionSupervisor implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -56,10 +72,18 @@ export class SessionSupervisor implements OnApplicationBootstrap, BeforeApplicat
     this.q = quoteIdent(schema);
   }
 
+  /** How long after a stop was asked the sweep records the end of a session run elsewhere: a lease renewal (a third of the lease) and a step's last append. */
+  get stopSettleMs(): number {
+    return Math.floor(this.settings.leaseMs / 3) + STEP_GRACE_MS;
+  }
+
   onApplicationBootstrap(): void {
     const sweep = () => {
+      const warn = (error: unknown) => this.logger.warn(`session sweep: ${(error as Error).message}`);
       void this.resumeOrphans()
-        .catch((error) => this.logger.warn(`session sweep: ${(error as Error).message}`))
+        .catch(warn)
+        .then(() => this.finishStops(this.stopSettleMs))
+        .catch(warn)
         .finally(() => {
           this.sweepTimer = setTimeout(sweep, this.settings.sweepMs);
           this.sweepTimer.unref();
@@ -89,6 +113,55 @@ export class SessionSupervisor implements OnApplicationBootstrap, BeforeApplicat
     return new Promise((resolve) => this.waiters.set(sessionId, [...(this.waiters.get(sessionId) ?? []), resolve]));
   }
 
+  /**
+   * Stops a session for good, between steps, and records its end: `cancelled`, with `summary`. First
+   * its lease is taken over (owner `stop:<summary>`, far from expiring): no instance resumes the
+   * session from then on, and that row is the durable note of the stop. Run here, its runner is
+   * aborted at once — it stops after the step in flight (a model call or a tool is not cut off
+   * mid-way) — and the end is recorded as soon as it has (before this returns `stopped`, unless the
+   * step outlasts `LOCAL_STOP_WAIT_MS`: then `stopping`). Run by another instance, that instance
+   * loses the lease at its next renewal, stops between steps and records the end; if it died
+   * meanwhile, a sweep records it once `stopSettleMs` has passed. Idempotent: a session that ended
+   * meanwhile records nothing, and a stop asked twice ends it once.
+   */
+  async stop(sessionId: string, summary: string): Promise<SessionStopResult> {
+    const recorder = await SessionRecorder.load(this.store, sessionId);
+    if (recorder.state.status === 'none') return 'unknown';
+    if (recorder.state.status === 'ended') return 'ended';
+    const owner = `${STOP_OWNER}${summary}`;
+    await this.pool.query(
+      `INSERT INTO ${this.q}.session_leases (session_id, owner, expires_at) VALUES ($1, $2, now() + interval '${STOP_HELD_FOR}')
+       ON CONFLICT (session_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at`,
+      [sessionId, owner],
+    );
+    const local = this.running.get(sessionId);
+    if (!local) return 'stopping';
+    local.abort.abort();
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), LOCAL_STOP_WAIT_MS)));
+    const settled = await Promise.race([local.done.then(() => true), waited]);
+    clearTimeout(timer);
+    if (!settled) return 'stopping';
+    // Usually recorded by the runner's own finish already; this also lets go of the lease of one that ended by itself meanwhile.
+    await this.finishStop(sessionId, owner);
+    return 'stopped';
+  }
+
+  /**
+   * Records the end of every stopped session whose stop was asked at least `settleMs` ago (by then
+   * the instance running it has lost its lease and stopped between steps, or died), then releases
+   * its lease.
+   */
+  async finishStops(settleMs: number): Promise<string[]> {
+    const { rows } = await this.pool.query<{ session_id: string; owner: string }>(
+      `SELECT session_id, owner FROM ${this.q}.session_leases
+        WHERE owner LIKE '${STOP_OWNER}%' AND expires_at - interval '${STOP_HELD_FOR}' <= now() - $1 * interval '1 millisecond'`,
+      [settleMs],
+    );
+    for (const { session_id, owner } of rows) await this.finishStop(session_id, owner);
+    return rows.map((r) => r.session_id);
+  }
+
   /** Running sessions no live instance holds: take them over and resume them. */
   async resumeOrphans(): Promise<string[]> {
     const { rows } = await this.pool.query<{ session_id: string }>(
@@ -110,6 +183,7 @@ export class SessionSupervisor implements OnApplicationBootstrap, BeforeApplicat
   }
 
   private async runLeased(sessionId: string, abort: AbortController): Promise<SessionOutcome | undefined> {
+    let ended = false;
     const renew = setInterval(() => {
       void this.renew(sessionId).then(
         (held) => held || abort.abort(),
@@ -129,6 +203,7 @@ export class SessionSupervisor implements OnApplicationBootstrap, BeforeApplicat
         closePorts = close;
         return new AgentSessionRunner(recorder, ports, limits, abort.signal).run();
       });
+      ended = true;
       for (const resolve of this.waiters.get(sessionId) ?? []) resolve(outcome);
       this.waiters.delete(sessionId);
       return outcome;
@@ -139,7 +214,38 @@ export class SessionSupervisor implements OnApplicationBootstrap, BeforeApplicat
       clearInterval(renew);
       await closePorts?.().catch(() => undefined);
       await this.release(sessionId).catch(() => undefined);
+      // Interrupted by a stop (asked here or elsewhere): its end is recorded now that the runner has stopped, not at a sweep.
+      if (!ended) await this.finishStopOf(sessionId).catch((error: Error) => this.logger.warn(`session ${sessionId}: stop: ${error.message}`));
     }
+  }
+
+  /** Finishes the stop of the session if one holds its lease. */
+  private async finishStopOf(sessionId: string): Promise<void> {
+    const { rows } = await this.pool.query<{ owner: string }>(`SELECT owner FROM ${this.q}.session_leases WHERE session_id = $1 AND owner LIKE '${STOP_OWNER}%'`, [sessionId]);
+    if (rows[0]) await this.finishStop(sessionId, rows[0].owner);
+  }
+
+  /**
+   * Records the end of a stopped session (no runner of it is left: it stopped or died) and lets go
+   * of the stop's lease. The end's command id is the session's: recording it again appends nothing.
+   */
+  private async finishStop(sessionId: string, owner: string): Promise<void> {
+    const summary = owner.slice(STOP_OWNER.length);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const recorder = await SessionRecorder.load(this.store, sessionId);
+        if (recorder.state.status !== 'running') break;
+        await recorder.record({ type: 'end-session', sessionId, exitReason: 'cancelled', summary, now: new Date().toISOString() });
+        const { turns, usage } = recorder.state;
+        for (const resolve of this.waiters.get(sessionId) ?? []) resolve({ exitReason: 'cancelled', summary, turns, usage });
+        this.waiters.delete(sessionId);
+        break;
+      } catch (error) {
+        // A last step of a runner elsewhere landed after the load: read the stream again.
+        if (!(error instanceof ConcurrencyError) || attempt >= 5) throw error;
+      }
+    }
+    await this.pool.query(`DELETE FROM ${this.q}.session_leases WHERE session_id = $1 AND owner = $2`, [sessionId, owner]);
   }
 
   /** A `claude-code` session runs the CLI; an orchestrator without that runtime ends it saying so rather than leaving it running. */

@@ -2,16 +2,14 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 // The CLI runs in this process against the gateway (its own specs boot the gateway harness, hence the cycle the rule sees).
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { runCli } from '@headspace/cli';
 import { sessionStreamId, type EventData, type sessionEnded, type teammateSpawned } from '@headspace/contracts';
 import { EventStore } from '@headspace/event-store';
 import { loadConfig } from '@headspace/platform';
 import { waitFor } from '@headspace/testing';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCliCaptured } from '../testing/in-process-cli';
 // The spec boots the real services a teammate's session passes through; apps never import each other outside specs.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import type { CostGovernorHarness } from '../../../cost-governor/src/testing/cost-governor-harness';
@@ -23,6 +21,7 @@ import { SERVICE as GATEWAY, configSchema as gatewayConfig } from '../../../gate
 import { SseTestClient } from '../../../gateway/src/stream/testing/sse-test-client';
 import { startSessionsOnSimulator } from '../sessions/testing/sessions-on-simulator.harness';
 import { teammateSessionIdFor, teammateWorkspace } from './teammate-session';
+import { SessionSupervisor } from '../sessions/session-supervisor';
 import { TeammateSessions } from './teammate-sessions.service';
 
 /**
@@ -35,6 +34,7 @@ let h: CostGovernorHarness;
 let gateway: NestFastifyApplication;
 let store: EventStore;
 let teammates: TeammateSessions;
+let supervisor: SessionSupervisor;
 let root: string;
 let base: string;
 
@@ -51,6 +51,7 @@ beforeAll(async () => {
     orchestratorEnv: { HS_SIMULATOR_LATENCY: '150,4000', SESSION_LEASE_MS: '1500', SESSION_SWEEP_MS: '300' },
   }));
   teammates = orchestrator.get(TeammateSessions);
+  supervisor = orchestrator.get(SessionSupervisor);
   gateway = await h.addCompanion(GatewayModule.forRoot(loadConfig(gatewayConfig, h.env, GATEWAY)));
   await gateway.listen(0, '127.0.0.1');
   base = (await gateway.getUrl()).replace('[::1]', '127.0.0.1');
@@ -81,21 +82,9 @@ const teamManagerEvents = async (type: string, streamLike: string) =>
   (await h.db.pool.query<{ stream_id: string; data: Record<string, unknown> }>(`SELECT stream_id, data FROM team_manager.events WHERE type = $1 AND stream_id LIKE $2 ORDER BY global_position`, [type, streamLike])).rows;
 const leaseHeld = async (sessionId: string) => (await h.db.pool.query(`SELECT 1 FROM orchestrator.session_leases WHERE session_id = $1`, [sessionId])).rowCount === 1;
 
-/** Runs `headspace …` in this process against the gateway; its stdout. */
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const sink = (append: (s: string) => void) =>
-    new Writable({
-      write(chunk, _enc, done) {
-        append(String(chunk));
-        done();
-      },
-    });
-  const env = { HEADSPACE_URL: base, HEADSPACE_TOKEN: adminToken, HEADSPACE_CONFIG: join(root, 'cli.json'), NO_COLOR: '1' };
-  const code = await runCli(args, { env, io: { out: sink((s) => (out += s)), err: sink((s) => (err += s)) } });
-  return { code, out, err };
-}
+/** Runs `headspace …` in this process against the gateway. */
+const cli = (args: string[]) =>
+  runCliCaptured(args, { HEADSPACE_URL: base, HEADSPACE_TOKEN: adminToken, HEADSPACE_CONFIG: join(root, 'cli.json'), NO_COLOR: '1' });
 
 describe('a spawned teammate runs a real session', () => {
   it('`headspace teammate spawn` starts its session, whose turns stream over SSE; the task it completes gives its file lock back; its completion is announced and it goes idle', async () => {
@@ -148,7 +137,7 @@ describe('a spawned teammate runs a real session', () => {
     feed.close();
   }, 120_000);
 
-  it('shutdown stops it: the session ends `cancelled` with the termination’s reason, takes no further turn, and its lock is given back', async () => {
+  it('shutdown stops it at once: the session ends `cancelled` with the termination’s reason before a lease-based stop could, takes no further turn, and its lock is given back', async () => {
     const team = 'tm-stop';
     await createTeam(team);
     const feed = await SseTestClient.open(`${base}/api/v1/stream?team=${team}`, { authorization: `Bearer ${adminToken}` });
@@ -169,6 +158,12 @@ describe('a spawned teammate runs a real session', () => {
 
     const ended = await waitFor(() => endOf(sessionId), { timeoutMs: 30_000, message: 'the watcher’s session to be stopped' });
     expect(ended).toMatchObject({ exitReason: 'cancelled', summary: 'Stopped: the teammate was terminated (shutdown-approved)' });
+    // The runner runs here: it was aborted between steps and its end recorded then, sooner than a
+    // runner elsewhere (which sees the stop at a lease renewal) or the sweep could have recorded it.
+    const [terminated] = await teamManagerEvents('teammate.terminated', `team-${team}`);
+    const stoppedAfterMs = Date.parse(ended!.at) - Date.parse(String(terminated.data.terminatedAt));
+    expect(stoppedAfterMs).toBeGreaterThanOrEqual(0);
+    expect(stoppedAfterMs).toBeLessThan(supervisor.stopSettleMs);
     await feed.next((m) => m.event === 'session.ended' && m.data.includes(sessionId), 'the session.ended on SSE');
 
     // The runner has let go of the session, and nothing was recorded after its end.

@@ -1,6 +1,6 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { getTeammateInjection, sessionStreamId, type EventData, type teammateSpawned, type teammateTerminated } from '@headspace/contracts';
-import { ConcurrencyError, EventStore, quoteIdent } from '@headspace/event-store';
+import { EventStore, quoteIdent } from '@headspace/event-store';
 import { request, type SendRequestOptions } from '@headspace/messaging';
 import { APP_CONFIG, NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
@@ -24,25 +24,17 @@ export interface TeammateEventSource {
 
 const now = () => new Date().toISOString();
 
-/** The owner a stopped teammate session's lease is taken over by (`teammate-stop:<termination reason>`). */
-const STOP_OWNER = 'teammate-stop:';
-/** How long such a lease is held: far longer than a stop takes, so no sweep resumes the session meanwhile. */
-const HELD_FOR = '1 day';
-/** Time for a runner told to stop to finish the append of the step it was in. */
-const STEP_GRACE_MS = 1_000;
-
 /**
  * Live teammates: a spawned teammate gets a real agent session, and a terminated one has it stopped
  * (its file locks are given back by the team-manager). Both are idempotent per teammate — the session id is derived from
  * the teammate's session key and each step checks the session's stream first — so a redelivered
  * event, or one handled again after a crash, starts or stops nothing twice. The session itself is
- * the supervisor's: it runs under a lease and is resumed by whichever orchestrator is up.
+ * the supervisor's: it runs under a lease, is resumed by whichever orchestrator is up, and is
+ * stopped by it (`SessionSupervisor.stop`).
  */
 @Injectable()
-export class TeammateSessions implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class TeammateSessions {
   private readonly logger = new Logger(TeammateSessions.name);
-  private sweepTimer?: NodeJS.Timeout;
-  private stopping = false;
 
   constructor(
     private readonly supervisor: SessionSupervisor,
@@ -51,29 +43,6 @@ export class TeammateSessions implements OnApplicationBootstrap, BeforeApplicati
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
-
-  /** How long after its stop was asked a session's end is recorded: a lease renewal (a third of the lease) and a step's last append. */
-  get settleMs(): number {
-    return Math.floor(this.config.SESSION_LEASE_MS / 3) + STEP_GRACE_MS;
-  }
-
-  onApplicationBootstrap(): void {
-    const sweep = () => {
-      void this.finishStops(this.settleMs)
-        .catch((error: Error) => this.logger.warn(`teammate stops: ${error.message}`))
-        .finally(() => {
-          if (this.stopping) return;
-          this.sweepTimer = setTimeout(sweep, Math.min(this.config.SESSION_SWEEP_MS, this.settleMs));
-          this.sweepTimer.unref();
-        });
-    };
-    sweep();
-  }
-
-  beforeApplicationShutdown(): void {
-    this.stopping = true;
-    clearTimeout(this.sweepTimer);
-  }
 
   /**
    * Starts the teammate's session unless its stream exists already (started before, or stopped
@@ -93,13 +62,11 @@ export class TeammateSessions implements OnApplicationBootstrap, BeforeApplicati
   }
 
   /**
-   * Stops the teammate's session. A session running anywhere is not cut off mid-step: its lease is
-   * taken over (owner `teammate-stop:<reason>`, far from expiring), so the instance running it loses
-   * the lease at its next renewal and stops between steps, and no instance resumes it; once that has
-   * had time to happen, `finishStops` records its end — `cancelled`, with the termination's reason —
-   * and lets go of the lease. The lease row is the durable note of the stop: an orchestrator that
-   * dies meanwhile finishes it at its next sweep. A teammate terminated before its session started
-   * gets a session that starts and ends at once, so a spawn handled late starts nothing.
+   * Stops the teammate's session through the supervisor: between steps, its end recorded
+   * `cancelled` with the termination's reason — at once when it runs in this instance, by the
+   * instance running it (or the supervisor's sweep) otherwise. A teammate terminated before its
+   * session started gets a session that starts and ends at once, so a spawn handled late starts
+   * nothing.
    */
   async stop(source: TeammateEventSource, terminated: Terminated): Promise<{ sessionId: string; stopping: boolean }> {
     const sessionId = teammateSessionIdFor(terminated.sessionKey);
@@ -110,42 +77,9 @@ export class TeammateSessions implements OnApplicationBootstrap, BeforeApplicati
       await recorder.record({ type: 'end-session', sessionId, exitReason: 'cancelled', summary: stoppedSummary(terminated.reason), now: now() });
       return { sessionId, stopping: false };
     }
-    await this.store.pool.query(
-      `INSERT INTO ${this.q}.session_leases (session_id, owner, expires_at) VALUES ($1, $2, now() + interval '${HELD_FOR}')
-       ON CONFLICT (session_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at`,
-      [sessionId, `${STOP_OWNER}${terminated.reason}`],
-    );
-    this.logger.log(`teammate ${terminated.name} of ${source.team} terminated (${terminated.reason}): stopping session ${sessionId}`);
-    return { sessionId, stopping: true };
-  }
-
-  /**
-   * Records the end of every session whose stop was asked at least `settleMs` ago (by then its
-   * runner has lost its lease and stopped between steps), then releases its lease. Idempotent: the
-   * end's command id is the session's, and a session that ended meanwhile records nothing.
-   */
-  async finishStops(settleMs: number): Promise<string[]> {
-    const { rows } = await this.store.pool.query<{ session_id: string; owner: string }>(
-      `SELECT session_id, owner FROM ${this.q}.session_leases
-        WHERE owner LIKE '${STOP_OWNER}%' AND expires_at - interval '${HELD_FOR}' <= now() - $1 * interval '1 millisecond'`,
-      [settleMs],
-    );
-    const stopped: string[] = [];
-    for (const { session_id: sessionId, owner } of rows) {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          const recorder = await SessionRecorder.load(this.store, sessionId);
-          await recorder.record({ type: 'end-session', sessionId, exitReason: 'cancelled', summary: stoppedSummary(owner.slice(STOP_OWNER.length)), now: now() });
-          break;
-        } catch (error) {
-          // A step of the runner landed after the load: read the stream again.
-          if (!(error instanceof ConcurrencyError) || attempt >= 5) throw error;
-        }
-      }
-      await this.store.pool.query(`DELETE FROM ${this.q}.session_leases WHERE session_id = $1 AND owner = $2`, [sessionId, owner]);
-      stopped.push(sessionId);
-    }
-    return stopped;
+    const stopped = await this.supervisor.stop(sessionId, stoppedSummary(terminated.reason));
+    this.logger.log(`teammate ${terminated.name} of ${source.team} terminated (${terminated.reason}): session ${sessionId} ${stopped}`);
+    return { sessionId, stopping: stopped === 'stopping' };
   }
 
   private async exists(sessionId: string): Promise<boolean> {

@@ -8,9 +8,10 @@ import { ApiError, type ApiClient } from '../api-client';
  */
 export function cliHeadspaceApi(client: ApiClient): HeadspaceApi {
   return {
-    async call(method, path, body) {
+    async call(method, path, body, options) {
+      const headers = options?.idempotencyKey ? { headers: { 'idempotency-key': options.idempotencyKey } } : {};
       try {
-        return { status: 200, json: await client.request(method, path, body !== undefined ? { body } : {}) };
+        return { status: 200, json: await client.request(method, path, { ...(body !== undefined ? { body } : {}), ...headers }) };
       } catch (error) {
         if (error instanceof ApiError) return { status: error.status, json: error.problem };
         throw error;

@@ -5,6 +5,8 @@ export interface ApiRequest {
   method: ApiMethod;
   path: string;
   body?: unknown;
+  /** The caller's `idempotency_key` of a write tool, for the `Idempotency-Key` header. */
+  idempotencyKey?: string;
 }
 
 /** One MCP tool: its schema for the model and the single REST call it stands for. */

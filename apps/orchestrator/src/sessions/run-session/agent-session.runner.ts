@@ -235,6 +235,8 @@ export class AgentSessionRunner {
    * record the reply together.
    */
   private async turn(extraText?: string, lastTool?: PendingStep): Promise<Exit | undefined> {
+    // Told to stop while the last tools ran: no further model call (the caller lets their append settle).
+    if (this.signal?.aborted) throw new SessionInterrupted();
     const turn = this.recorder.state.turns + 1;
     const sessionId = this.recorder.sessionId;
     const turnContext = this.openTurn(turn);
