@@ -13,6 +13,7 @@ import { RunsModule } from './runs/runs.module';
 import { AgentSessionRow } from './sessions/agent-session.entity';
 import { TeamDirectoryRow } from './teams/team-directory.entity';
 import { SessionsModule } from './sessions/sessions.module';
+import { SkillsModule } from './skills/skills.module';
 import { TeamsModule } from './teams/teams.module';
 import { TeammatesModule } from './teammates/teammates.module';
 import { OrchestratorTelemetryModule } from './telemetry/orchestrator-telemetry.module';
@@ -33,6 +34,7 @@ export class AppModule {
         AsksModule,
         BatchesModule,
         TeammatesModule,
+        SkillsModule,
         OrchestratorTelemetryModule,
       ],
     };

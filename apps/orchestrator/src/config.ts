@@ -92,6 +92,10 @@ export const configSchema = baseConfigSchema.extend({
   BRAINMASS_AUTOCOMPACT_PCT_OVERRIDE: z.coerce.number({ error: 'must be a number from 1 to 100' }).min(1).max(100).optional(),
   /** The model prompt and agent hooks are evaluated on when they name none (a light one, governor-routed). */
   HS_HOOK_MODEL: z.string().min(1).default('haiku'),
+  /** experience.md keeps this many task-completion lines per persona (oldest out, into archive.md). */
+  HS_EXPERIENCE_MAX_ENTRIES: z.coerce.number().int().min(1).max(10_000).default(100),
+  /** How long a `skill-file-update` approval waits for an answer before it is denied (teams in `approval` curation mode). */
+  HS_SKILL_APPROVAL_TIMEOUT_MS: ms(100, 30 * 24 * 3_600_000).default(7 * 24 * 3_600_000),
   /** How often active runs are reconciled without a triggering event. */
   RUN_SWEEP_MS: ms(100, 3_600_000).default(5_000),
   /** Lease of a run's claims on the team's task list; renewed while the session works (every quarter of it, at the next sweep). */

@@ -16,6 +16,9 @@ import { addMcpCommand } from './mcp/mcp-command';
 import { addAgentCommands } from './agents/agent-commands';
 import { addMcpToolsCommand } from './mcp-tools/mcp-tools-command';
 import { addTeammateCommands } from './teammates/teammate-commands';
+import { addSkillCommands } from './skills/skill-commands';
+import { addAssembleCommand } from './assemble/assemble-command';
+import { addRetroCommand } from './retro/retro-command';
 
 type Row = Record<string, unknown>;
 
@@ -405,6 +408,9 @@ export function buildProgram(ctx: RunContext): Command {
   addAgentCommands(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) });
   addMcpToolsCommand(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) });
   addTeammateCommands(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) });
+  addAssembleCommand(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) });
+  addRetroCommand(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) });
+  addSkillCommands(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json), env: ctx.env });
 
   return program;
 }

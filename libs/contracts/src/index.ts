@@ -22,3 +22,5 @@ export * from './redaction/redact';
 export * from './ops-leon';
 export * from './webhooks/webhook-signature';
 export * from './webhooks/webhook-events.contracts';
+export * from './orchestrator/run-retro';
+export * from './orchestrator/skill.contracts';

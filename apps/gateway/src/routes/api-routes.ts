@@ -21,6 +21,7 @@ import { tokenRoutes } from './token.routes';
 import { webhookRoutes } from '../webhooks/webhook.routes';
 import { whoamiRoutes } from './whoami.routes';
 import { boardRoutes } from './board.routes';
+import { skillRoutes } from './skill.routes';
 
 /** Every REST operation of the gateway. Routing, auth, OpenAPI and the fuzz test all read this. */
 export const apiRoutes: ApiRoute[] = [
@@ -40,6 +41,7 @@ export const apiRoutes: ApiRoute[] = [
   ...batchRoutes,
   ...mcpToolsRoutes,
   ...agentRoutes,
+  ...skillRoutes,
   ...tokenRoutes,
   ...opsRoutes,
   ...opsNotificationRoutes,

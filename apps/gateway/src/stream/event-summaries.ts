@@ -139,6 +139,13 @@ const summarisers: Record<string, Summariser> = {
     return `Batch ${s(d.batchId)} ended: ${s(c.succeeded, '0')} succeeded, ${s(c.errored, '0')} errored, ${s(c.canceled, '0')} canceled, ${s(c.expired, '0')} expired; $${s(d.costUsd)} at batch prices${d.standardCostUsd ? ` ($${s(d.standardCostUsd)} at standard)` : ''}`;
   },
   'batch.failed': (d) => `Batch ${s(d.batchId)} failed: ${clip(d.reason, 100)}`,
+  'skill.updated': (d) => {
+    const added = Array.isArray(d.added) ? d.added.length : 0;
+    const removed = Array.isArray(d.removed) ? d.removed.length : 0;
+    const what = d.source === 'operator' ? 'edited by the operator' : d.source === 'pending' ? `got ${count(added, 'pending line')} to curate` : `gained ${count(added, 'learned line')}${d.source === 'approval' ? ' (approved)' : ' (auto)'}`;
+    return `${displayName(d.persona)}'s skill.md ${what}${removed ? `, ${count(removed, 'old line')} curated out` : ''} (${s(d.tokens)} tokens)`;
+  },
+  'skill.curation-set': (d) => `Skill updates in ${s(d.team)} now ${d.mode === 'auto' ? 'merge and curate automatically' : d.mode === 'pending' ? 'wait in skill.md’s Pending section' : 'need an approval'}`,
 };
 
 /** Event types that have a dedicated summary (every run event has one, from the run contracts). */

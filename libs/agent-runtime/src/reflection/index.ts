@@ -4,3 +4,4 @@ export * from './learnings-file';
 export * from './learnings-store';
 export * from './skill-file';
 export * from './team-memory';
+export * from './experience-file';

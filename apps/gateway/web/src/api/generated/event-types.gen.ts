@@ -105,6 +105,8 @@ export const EVENT_TYPES: readonly string[] = [
   'session.reflected',
   'session.started',
   'session.tool-called',
+  'skill.curation-set',
+  'skill.updated',
   'task.claimed',
   'task.completed',
   'task.created',

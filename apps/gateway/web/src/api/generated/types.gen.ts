@@ -5697,6 +5697,272 @@ export type ValidateAgentResponses = {
 
 export type ValidateAgentResponse = ValidateAgentResponses[keyof ValidateAgentResponses];
 
+export type GetPersonaSkillData = {
+    body?: never;
+    path: {
+        persona: string;
+    };
+    query?: never;
+    url: '/api/v1/personas/{persona}/skill';
+};
+
+export type GetPersonaSkillErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type GetPersonaSkillError = GetPersonaSkillErrors[keyof GetPersonaSkillErrors];
+
+export type GetPersonaSkillResponses = {
+    /**
+     * Success
+     */
+    200: {
+        persona: string;
+        text: string;
+        coreTokens: number;
+        experienceTokens: number;
+        budget: {
+            coreTokens: number;
+            experienceTokens: number;
+        };
+        pending: Array<string>;
+        shippedDefault: boolean;
+    };
+};
+
+export type GetPersonaSkillResponse = GetPersonaSkillResponses[keyof GetPersonaSkillResponses];
+
+export type PutPersonaSkillData = {
+    body: {
+        text: string;
+        updatedBy?: string;
+    };
+    headers?: {
+        /**
+         * Becomes the command id: a retried request with the same key has one effect.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        persona: string;
+    };
+    query?: never;
+    url: '/api/v1/personas/{persona}/skill';
+};
+
+export type PutPersonaSkillErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    413: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    415: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type PutPersonaSkillError = PutPersonaSkillErrors[keyof PutPersonaSkillErrors];
+
+export type PutPersonaSkillResponses = {
+    /**
+     * Success
+     */
+    200: {
+        persona: string;
+        text: string;
+        coreTokens: number;
+        experienceTokens: number;
+        budget: {
+            coreTokens: number;
+            experienceTokens: number;
+        };
+        pending: Array<string>;
+        shippedDefault: boolean;
+    };
+};
+
+export type PutPersonaSkillResponse = PutPersonaSkillResponses[keyof PutPersonaSkillResponses];
+
+export type GetSkillCurationData = {
+    body?: never;
+    path: {
+        team: string;
+    };
+    query?: never;
+    url: '/api/v1/teams/{team}/skill-curation';
+};
+
+export type GetSkillCurationErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type GetSkillCurationError = GetSkillCurationErrors[keyof GetSkillCurationErrors];
+
+export type GetSkillCurationResponses = {
+    /**
+     * Success
+     */
+    200: {
+        team: string;
+        mode: 'approval' | 'pending' | 'auto';
+    };
+};
+
+export type GetSkillCurationResponse = GetSkillCurationResponses[keyof GetSkillCurationResponses];
+
+export type SetSkillCurationData = {
+    body: {
+        mode: 'approval' | 'pending' | 'auto';
+        setBy?: string;
+    };
+    headers?: {
+        /**
+         * Becomes the command id: a retried request with the same key has one effect.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        team: string;
+    };
+    query?: never;
+    url: '/api/v1/teams/{team}/skill-curation';
+};
+
+export type SetSkillCurationErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    413: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    415: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type SetSkillCurationError = SetSkillCurationErrors[keyof SetSkillCurationErrors];
+
+export type SetSkillCurationResponses = {
+    /**
+     * Success
+     */
+    200: {
+        team: string;
+        mode: 'approval' | 'pending' | 'auto';
+    };
+};
+
+export type SetSkillCurationResponse = SetSkillCurationResponses[keyof SetSkillCurationResponses];
+
 export type ListTokensData = {
     body?: never;
     path?: never;
