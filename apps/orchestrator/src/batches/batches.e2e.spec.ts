@@ -123,8 +123,16 @@ describe('deferrable work as a Message Batch, settled at batch prices', { timeou
     expect(teamBudget.spentMicros).toBe(charged.toString());
 
     // Listed under its team, not found under another.
-    const list = (await h.call({ method: 'GET', url: '/api/v1/teams/nightly/batches' }, h.adminToken)).json() as { items: Array<{ batchId: string; status: string; items: number; costUsd: string }> };
-    expect(list.items.find((b) => b.batchId === batchId)).toMatchObject({ status: 'ended', items: 20, costUsd: done.costUsd });
+    // The list is a read model: it shows the end once its projection has taken it in.
+    const listed = await waitFor(
+      async () => {
+        const list = (await h.call({ method: 'GET', url: '/api/v1/teams/nightly/batches' }, h.adminToken)).json() as { items: Array<{ batchId: string; status: string; items: number; costUsd: string }> };
+        const mine = list.items.find((b) => b.batchId === batchId);
+        return mine?.status === 'ended' ? mine : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 100, message: 'the batch list to show it ended' },
+    );
+    expect(listed).toMatchObject({ status: 'ended', items: 20, costUsd: done.costUsd });
     const elsewhere = await h.call({ method: 'GET', url: `/api/v1/teams/other/batches/${batchId}` }, h.adminToken);
     expect(elsewhere.statusCode).toBe(404);
     expect(elsewhere.json()).toMatchObject({ code: 'BATCH.NOT_FOUND' });

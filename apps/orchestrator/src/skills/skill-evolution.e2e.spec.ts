@@ -147,7 +147,11 @@ describe('skill evolution', () => {
     expect(text).toContain('Reviews API docs against the OpenAPI document');
     expect(text).not.toContain('Old lesson number 0 ');
     expect((await api('GET', '/api/v1/teams/sk-auto/approvals?kind=skill-file-update&status=all')).body.items).toEqual([]);
-    const experience = await readFile(join(root, 'agents', 'personas', 'quill', 'experience.md'), 'utf8');
+    // The session's own line follows the curation's in the same pass of the learnings processor.
+    const experience = await waitFor(
+      async () => ((t) => (t.includes('[completed] ') ? t : undefined))(await readFile(join(root, 'agents', 'personas', 'quill', 'experience.md'), 'utf8')),
+      { timeoutMs: 10_000, message: "quill's experience line" },
+    );
     expect(experience).toContain('[completed] ');
     const events = await skillEvents('quill');
     expect(events.map((e) => e.source)).toEqual(['operator', 'auto']);

@@ -95,7 +95,11 @@ describe('fix runs on the simulator (real orchestrator, team-manager, cost gover
     const dir = view.resultDir!;
     const head = execFileSync('git', ['rev-parse', view.branch!], { cwd: dir, encoding: 'utf8' }).trim();
     expect(completed.data).toMatchObject({ verdict: 'done', headCommit: head });
-    expect(head).toBe(after.commit);
+    // The branch ends on the verified commit, with only the run's team memory committed on top of it (ADR 43).
+    expect(execFileSync('git', ['rev-parse', `${head}^`], { cwd: dir, encoding: 'utf8' }).trim()).toBe(after.commit);
+    const memoryOnly = execFileSync('git', ['diff', '--name-only', after.commit, head], { cwd: dir, encoding: 'utf8' }).trim().split('\n');
+    expect(memoryOnly.length).toBeGreaterThan(0);
+    expect(memoryOnly.filter((f) => !f.startsWith('memory/'))).toEqual([]);
     expect(await readFile(join(dir, 'src', 'cart.mjs'), 'utf8')).toContain('sum + cents, 0)');
     // The checks ran in throwaway checkouts, gone afterwards; the integration checkout is clean.
     expect(execFileSync('git', ['worktree', 'list'], { cwd: dir, encoding: 'utf8' })).not.toContain('/checks/');
