@@ -41,11 +41,22 @@ export class GroupsProjection extends Projection {
     this.samples = config.HS_OPS_SAMPLE_EVENTS;
   }
 
+  /**
+   * In log order: each run of consecutive `exception.received` is tallied set-based, and flushed before
+   * any other event, so a transition never lands before the reports that preceded it. (Tallying a whole
+   * batch's reports after its other events made the rows depend on where batches split: a rebuild
+   * from position 0 differed from live.)
+   */
   protected override async handle(events: RecordedEvent[], tx: PoolClient): Promise<void> {
-    const received: Received[] = [];
+    let received: Received[] = [];
     for (const event of events) {
-      if (event.type === 'exception.received') received.push(event as Received);
-      else await this.apply(event, tx);
+      if (event.type === 'exception.received') {
+        received.push(event as Received);
+        continue;
+      }
+      if (received.length > 0) await this.tally(received, tx);
+      received = [];
+      await this.apply(event, tx);
     }
     if (received.length > 0) await this.tally(received, tx);
   }
