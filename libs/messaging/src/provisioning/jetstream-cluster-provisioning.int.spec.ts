@@ -125,17 +125,19 @@ describe('JetStream provisioning on a 3-node cluster', () => {
 
     const { config } = await jsm.streams.info(name);
     await jsm.streams.update(name, { ...config, num_replicas: 3 });
+    // The stream's peers are still moving here: provisioning rides out the API timeouts that causes.
     await startService(service, { replicas: 1 });
     await startConsumer(service, 'early');
     await startConsumer(service, 'late');
 
-    const early = await jsm.consumers.info(name, 'early');
+    // Reads go through waitFor for the same reason; the peer set grows while the server moves the consumer.
+    const early = await waitFor(() => jsm.consumers.info(name, 'early'));
     expect(early.config.num_replicas).toBe(3);
-    // The peer set grows while the server moves the consumer: wait until it spans all three nodes.
     await waitFor(async () => {
       const { cluster: peers } = await jsm.consumers.info(name, 'early');
       return new Set([peers?.leader, ...(peers?.replicas ?? []).map((r) => r.name)].filter(Boolean)).size === 3;
     });
-    expect((await jsm.consumers.info(name, 'late')).config.num_replicas).toBe(3);
+    const late = await waitFor(() => jsm.consumers.info(name, 'late'));
+    expect(late.config.num_replicas).toBe(3);
   });
 });

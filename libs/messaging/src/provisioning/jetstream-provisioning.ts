@@ -234,11 +234,17 @@ function differs(current: ConsumerConfig, wanted: Partial<ConsumerConfig>): bool
 }
 
 /** Creates a durable pull consumer with explicit ack and its stream's replicas, or updates it to the spec (raising lower replicas). Idempotent. */
-export async function ensureDurableConsumer(
+export function ensureDurableConsumer(
   jsm: JetStreamManager,
   stream: string,
   spec: DurableConsumerSpec,
+  retry: TransientRetry = {},
 ): Promise<{ action: ProvisionAction; info: ConsumerInfo }> {
+  // A stream whose peers are moving (replicas raised, a leader elected) answers no API call for a while.
+  return retryTransient(() => ensureDurableConsumerOnce(jsm, stream, spec), retry);
+}
+
+async function ensureDurableConsumerOnce(jsm: JetStreamManager, stream: string, spec: DurableConsumerSpec): Promise<{ action: ProvisionAction; info: ConsumerInfo }> {
   // A consumer's state is replicated like its stream's, so losing a node loses neither.
   const replicas = (await jsm.streams.info(stream)).config.num_replicas;
   const wanted = { ...consumerConfig(spec), num_replicas: replicas };
