@@ -122,18 +122,20 @@ export interface ExactlyOnce {
 
 const APPLIED: Record<SentCommand['kind'], string> = { 'create-task': 'task.created', 'claim-task': 'task.claimed' };
 
-/** Each command's events in team-manager's log, by its Idempotency-Key (the events' commandId). */
-export async function exactlyOnce(pool: Pool, sent: SentCommand[]): Promise<ExactlyOnce> {
-  const { rows } = await pool.query<{ key: string; type: string; n: number }>(
-    `SELECT metadata->>'commandId' AS key, type, count(*)::int AS n FROM team_manager.events
+/** Each command's events in team-manager's log, by the command id its Idempotency-Key became at the gateway. */
+export async function exactlyOnce(pool: Pool, sent: SentCommand[], commandIdOf: (key: string) => string): Promise<ExactlyOnce> {
+  const keyOf = new Map(sent.map((c) => [commandIdOf(c.key), c.key]));
+  const { rows } = await pool.query<{ commandId: string; type: string; n: number }>(
+    `SELECT metadata->>'commandId' AS "commandId", type, count(*)::int AS n FROM team_manager.events
       WHERE metadata->>'commandId' = ANY($1) GROUP BY 1, 2`,
-    [sent.map((c) => c.key)],
+    [[...keyOf.keys()]],
   );
   const byKey = new Map(sent.map((c) => [c.key, c]));
   const applied = new Map<string, number>();
   for (const row of rows) {
-    const command = byKey.get(row.key);
-    if (command && APPLIED[command.kind] === row.type) applied.set(row.key, row.n);
+    const key = keyOf.get(row.commandId)!;
+    const command = byKey.get(key);
+    if (command && APPLIED[command.kind] === row.type) applied.set(key, row.n);
   }
   return {
     acked: sent.filter((c) => c.acked).length,

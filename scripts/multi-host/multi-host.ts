@@ -15,6 +15,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { join } from 'node:path';
 import { Pool } from 'pg';
 import { waitFor } from '../../libs/testing/src/infra/util';
+import { commandIdFor } from '../../apps/gateway/src/routes/command-id';
 import { declaredProjections, differences, exactlyOnce, logHeads, projectionContents, projectionsBehind, resetProjections, type Contents } from './checks';
 import { createHosts, hosts, killEverythingOn, setPartitioned, sweepHosts } from './hosts';
 import { Load, statsBetween, type WindowStats } from './load';
@@ -161,6 +162,8 @@ async function main(): Promise<void> {
   };
   const teams = Array.from({ length: 8 }, (_, i) => `load-${i + 1}`);
   for (const name of ['mh-run', ...teams]) await api('/teams', { name, leadAgentType: 'architect' });
+  // The gateway scopes each Idempotency-Key to its token: the log's command ids derive from both.
+  const { tokenId } = (await (await fetch(`${gateways[0].url}/api/v1/whoami`, { headers: { authorization: `Bearer ${adminToken}` } })).json()) as { tokenId: string };
   const load = new Load({ gateways: gateways.map((g) => g.url), token: adminToken, teams, ratePerSecond: LOAD_RATE });
   load.start();
   say(`load: ${LOAD_RATE} commands/s round robin over ${gateways.map((g) => g.id).join(', ')}`);
@@ -237,7 +240,7 @@ async function main(): Promise<void> {
   check(after[0].n > 0, `session ${building} went on after the kill (${after[0].n} events recorded by ${orchestratorB.id})`);
 
   // Every acknowledged command in the log exactly once.
-  const once = await exactlyOnce(pool, load.sent);
+  const once = await exactlyOnce(pool, load.sent, (key) => commandIdFor({ tokenId }, key));
   check(once.lost.length === 0, `no acknowledged command lost (${once.lost.length} of ${once.acked})`);
   check(once.duplicated.length === 0, `no command applied twice (${once.duplicated.length})`);
 

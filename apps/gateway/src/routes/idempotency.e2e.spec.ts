@@ -47,6 +47,20 @@ describe('Idempotency-Key: a retried POST has one effect and the same answer', (
     expect(await eventsOf(`task-idem.${taskId}`)).toBe(1);
   });
 
+  it("one key sent by two tokens is two commands: neither replays nor suppresses the other's", async () => {
+    const key = randomUUID();
+    const operator = await h.issueToken('operator', ['idem']);
+    const mine = await post('/api/v1/teams/idem/tasks', { subject: 'Mine' }, key);
+    const theirs = await h.call({ method: 'POST', url: '/api/v1/teams/idem/tasks', payload: { subject: 'Theirs' }, headers: { 'idempotency-key': key } }, operator);
+    expect(mine.statusCode).toBe(201);
+    expect(theirs.statusCode).toBe(201);
+    expect(theirs.json().taskId).not.toBe(mine.json().taskId);
+    expect(await eventsOf(`task-idem.${theirs.json().taskId}`)).toBe(1);
+    // Each token's retry still answers its own first result.
+    const theirsAgain = await h.call({ method: 'POST', url: '/api/v1/teams/idem/tasks', payload: { subject: 'Theirs' }, headers: { 'idempotency-key': key } }, operator);
+    expect(theirsAgain.json()).toEqual(theirs.json());
+  });
+
   it('without a key, two identical POSTs are two commands', async () => {
     const first = await post('/api/v1/teams/idem/tasks', { subject: 'No key' });
     const second = await post('/api/v1/teams/idem/tasks', { subject: 'No key' });

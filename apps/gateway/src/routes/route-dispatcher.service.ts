@@ -9,6 +9,7 @@ import { canSeeTeam, type AuthenticatedRequest, type Principal } from '../auth/p
 import type { AppConfig } from '../config';
 import { TokenService } from '../tokens/token.service';
 import type { ApiRoute, CallContext, ListSpec } from './api-route';
+import { commandIdFor } from './command-id';
 import { decodeCursor, paginate } from './pagination';
 import { ReadYourWrites } from './read-your-writes';
 import { wireForm } from './wire-form';
@@ -28,7 +29,8 @@ export class RouteDispatcher {
 
   async dispatch(route: ApiRoute, req: FastifyRequest, reply?: FastifyReply): Promise<unknown> {
     const principal = (req as AuthenticatedRequest).principal as Principal;
-    const commandId = idempotencyKey(req);
+    const key = idempotencyKey(req);
+    const commandId = key === undefined ? undefined : commandIdFor(principal, key);
     const positions = new ReadYourWrites(req);
     const params = (req.params ?? {}) as Record<string, string>;
     const rawQuery = (req.query ?? {}) as Record<string, unknown>;
@@ -50,7 +52,7 @@ export class RouteDispatcher {
       tokens: this.tokens,
       get: (type) => this.moduleRef!.get(type, { strict: false }),
       parsed,
-      idempotencyKey: commandId,
+      idempotencyKey: key,
       callerToken: presentedToken(req),
       send: <D extends RequestDefinition>(definition: D, body: unknown) =>
         positions.send(this.nc, definition, body, {
