@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ErrorCodes, fileLockStreamId } from '@headspace/contracts';
+import { ErrorCodes, fileLockStreamId, HeadspaceError } from '@headspace/contracts';
 import { EventStore, handleCommand, quoteIdent, type CommandContext, type CommandOutcome } from '@headspace/event-store';
 import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
 import type { Pool } from 'pg';
@@ -38,19 +38,20 @@ export class FileLockRepository {
   /**
    * Releases every lock the file-locks read model says `holder` holds in `team`, each decided
    * against the lock's own stream (a path another teammate took since is left alone). `ctxFor` names
-   * each release's command; a release that fails with an error `tolerate` accepts is skipped.
+   * each release's command; a release that fails with an error `tolerate` accepts is skipped — by
+   * default a path whose lock is no longer the holder's (the read model lagged a stale-lock break).
    * Returns the paths released.
    */
   async releaseAllOf(
     team: string,
     holder: string,
-    opts: { now: string; ctxFor: (path: string) => CommandContext; tolerate: (error: unknown) => boolean },
+    opts: { now: string; ctxFor: (path: string) => CommandContext; tolerate?: (error: unknown) => boolean },
   ): Promise<string[]> {
     const { rows } = await this.pool.query<{ path: string }>(`SELECT path FROM ${this.schemaQ}.file_locks WHERE team = $1 AND holder = $2 ORDER BY path`, [team, holder]);
     const released: string[] = [];
     for (const { path } of rows) {
       const outcome = await this.execute({ type: 'unlock', team, path, holder, now: opts.now, reason: 'task-completed' }, opts.ctxFor(path)).catch((error: unknown) => {
-        if (!opts.tolerate(error)) throw error;
+        if (!(opts.tolerate ?? notTheHolderAnyMore)(error)) throw error;
         return undefined;
       });
       if (outcome && outcome.events.length > 0) released.push(path);
@@ -58,3 +59,5 @@ export class FileLockRepository {
     return released;
   }
 }
+
+const notTheHolderAnyMore = (error: unknown) => error instanceof HeadspaceError && error.code === ErrorCodes.lockNotHolder;

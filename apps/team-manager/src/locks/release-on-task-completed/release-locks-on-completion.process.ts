@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ErrorCodes, HeadspaceError, type EventData, type taskCompleted } from '@headspace/contracts';
+import type { EventData, taskCompleted } from '@headspace/contracts';
 import { EventStore, type RecordedEvent } from '@headspace/event-store';
 import { EventProcessor } from '@headspace/platform';
 import { FileLockRepository } from '../file-lock.repository';
@@ -30,8 +30,6 @@ export class ReleaseLocksOnCompletion extends EventProcessor<Completed> {
       await this.locks.releaseAllOf(team, owner, {
         now: event.data.completedAt,
         ctxFor: (path) => ({ commandId: `release-on-completion:${event.eventId}:${path}`, causationId: event.eventId, correlationId: `task:${team}:${taskId}` }),
-        // the read model lagged a stale-lock break: the path is someone else's now
-        tolerate: (error) => error instanceof HeadspaceError && error.code === ErrorCodes.lockNotHolder,
       });
     }
   }

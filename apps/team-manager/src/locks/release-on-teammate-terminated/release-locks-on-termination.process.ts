@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ErrorCodes, HeadspaceError, type EventData, type teammateTerminated } from '@headspace/contracts';
+import type { EventData, teammateTerminated } from '@headspace/contracts';
 import { EventStore, type RecordedEvent } from '@headspace/event-store';
 import { EventProcessor } from '@headspace/platform';
 import { FileLockRepository } from '../file-lock.repository';
@@ -29,8 +29,6 @@ export class ReleaseLocksOnTermination extends EventProcessor<Terminated> {
         await this.locks.releaseAllOf(team, holder, {
           now: event.data.terminatedAt,
           ctxFor: (path) => ({ commandId: `release-on-termination:${event.eventId}:${path}`, causationId: event.eventId, correlationId: `teammate:${team}:${event.data.name}` }),
-          // the read model lagged a stale-lock break: the path is someone else's now
-          tolerate: (error) => error instanceof HeadspaceError && error.code === ErrorCodes.lockNotHolder,
         });
       }
     }
