@@ -100,7 +100,7 @@ const HANDOFF_SCENARIO = {
   situation: 'cc-handoff',
   interrupts: [{ user_text: 'write the handoff', text: `Packing up for the next session.\n\n${HANDOFF_DOC}` }],
   steps: [
-    { text: 'Counting, slowly.', usage: { cache_read_input_tokens: 170_000 }, tool_use: [{ name: 'Bash', input: { command: 'sleep 20; echo late > src/late.txt', description: 'slow count' } }] },
+    { text: 'Counting, slowly.', usage: { cache_read_input_tokens: 170_000 }, tool_use: [{ name: 'Bash', input: { command: 'echo late > src/late.txt', description: 'count' } }] },
     { text: 'Not reached: the session handed off.', structured: { task_result: { status: 'completed', summary: 'Should not happen.', files_changed: [] }, reflection: { what_worked: 'x', what_didnt: 'x', confidence: 'low' }, suggested_learnings: [], follow_up: { needs_human: false } } },
   ],
 };
@@ -270,7 +270,7 @@ describe('Claude Code sessions (the real CLI against the simulator)', () => {
     const handoff = first.of('session.handed-off')[0]?.data;
     expect(handoff?.contextUsedPercent).toBeGreaterThanOrEqual(80);
     expect(JSON.stringify(handoff?.handoff)).toContain('Write the totals to src/totals.txt');
-    // the slow Bash call was stopped: recorded as not returned, its file never written
+    // the Bash call asked for with the full context never ran: the PreToolUse hook halted the CLI first
     expect(first.of('session.tool-called').map((e) => e.data)).toEqual([expect.objectContaining({ tool: 'Bash', isError: true })]);
     await expect(readFile(join(first.workspace, 'src', 'late.txt'))).rejects.toThrow();
     // the handoff request went to the same CLI conversation (--resume): its answer is the second model call

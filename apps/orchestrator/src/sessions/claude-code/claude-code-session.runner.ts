@@ -18,7 +18,12 @@ export interface ClaudeCodeSessionPorts {
   /** runClaudeCode of @headspace/agent-runtime; a spec may put a scripted CLI in its place. */
   runCli: (options: RunClaudeCodeOptions) => Promise<ClaudeCodeRun>;
   /** The session's door into Headspace's hook engine for one CLI invocation (with the policy it decides by). */
-  openHooks?: (policy: ClaudePolicy, tools: readonly string[]) => Promise<OpenHookEndpoint>;
+  openHooks?: (policy: ClaudePolicy, tools: readonly string[], halt: (toolUseId: string | undefined) => Promise<string | undefined>) => Promise<OpenHookEndpoint>;
+  /**
+   * Resolves once the CLI's persisted conversation holds the API message `messageId` (or gives up):
+   * a CLI stopped before it saved the message it printed cannot be resumed for the handoff.
+   */
+  conversationSaved?: (messageId: string) => Promise<void>;
 }
 
 export interface ClaudeCodeSessionSettings {
@@ -64,6 +69,9 @@ export class ClaudeCodeSessionRunner {
   private reservationId?: string;
   /** The context's fill (percent) that stopped the CLI for a handoff. */
   private handoffAt?: number;
+  /** Tool uses the stream has shown, and PreToolUse hooks waiting for theirs. */
+  private readonly toolUsesSeen = new Set<string>();
+  private readonly toolUseWaiters = new Map<string, () => void>();
 
   constructor(
     private readonly recorder: SessionRecorder,
@@ -150,7 +158,7 @@ export class ClaudeCodeSessionRunner {
     const model = resolveModel(budget.model);
     const resumed = state.turns > 0;
     const policy: ClaudePolicy | undefined = started.workspace ? { checkoutRoot: started.workspace, ownedPaths: this.settings.owns } : undefined;
-    const hooks = policy && this.ports.openHooks ? await this.ports.openHooks(policy, this.settings.tools) : undefined;
+    const hooks = policy && this.ports.openHooks ? await this.ports.openHooks(policy, this.settings.tools, (id) => this.haltBeforeTool(id)) : undefined;
     const steps = new ClaudeStreamSteps({ firstTurn, workspace: started.workspace, fallbackModel: model, openToolUses: state.pendingToolUses, ...(hooks ? { hooksOf: hooks.hooksOf } : {}) });
     const spec: ClaudeSpawnSpec = {
       name: started.persona,
@@ -186,6 +194,7 @@ export class ClaudeCodeSessionRunner {
         onMessage: (m) => {
           take(steps.push(m));
           if (!handoff) this.watchContext(m, model, abort);
+          this.noteToolUses(m);
         },
       })
       .then((run) => {
@@ -225,8 +234,40 @@ export class ClaudeCodeSessionRunner {
   }
 
   /**
-   * A main-agent message asking for a tool with a context past the threshold stops the CLI at once
-   * (before the tool runs), for the handoff. The CLI prints a message's usage with its first line.
+   * The PreToolUse hook of a tool call waits until the stream has shown the message asking for it
+   * (the CLI prints it and calls the hook; which arrives first is not fixed), so a message that
+   * filled the context halts the CLI before its tool runs.
+   */
+  private async haltBeforeTool(toolUseId: string | undefined): Promise<string | undefined> {
+    if (toolUseId && !this.toolUsesSeen.has(toolUseId)) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 2_000);
+        this.toolUseWaiters.set(toolUseId, () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      this.toolUseWaiters.delete(toolUseId);
+    }
+    return this.handoffAt === undefined ? undefined : `The context is ${Math.round(this.handoffAt)}% full: the session hands off before this tool runs`;
+  }
+
+  private noteToolUses(m: ClaudeStreamMessage): void {
+    if (m.type !== 'assistant') return;
+    const content = (m as { message?: { content?: unknown } }).message?.content;
+    if (!Array.isArray(content)) return;
+    for (const block of content as Array<{ type?: unknown; id?: unknown }>) {
+      if (block.type !== 'tool_use' || typeof block.id !== 'string') continue;
+      this.toolUsesSeen.add(block.id);
+      this.toolUseWaiters.get(block.id)?.();
+    }
+  }
+
+  /**
+   * A main-agent message asking for a tool with a context past the threshold stops the CLI for the
+   * handoff: its PreToolUse hook halts it before the tool runs, and it is stopped once its
+   * conversation holds the message (so it can be resumed). The CLI prints a message's usage with
+   * its first line.
    */
   private watchContext(m: ClaudeStreamMessage, fallbackModel: string, abort: AbortController): void {
     const threshold = this.settings.handoffThreshold;
@@ -238,7 +279,9 @@ export class ClaudeCodeSessionRunner {
     const used = (u.inputTokens + u.cacheReadTokens + u.cacheWrite5mTokens + u.cacheWrite1hTokens) / this.settings.contextWindow(model);
     if (used < threshold) return;
     this.handoffAt = used * 100;
-    abort.abort();
+    const messageId = (message as { id?: unknown }).id;
+    const saved = typeof messageId === 'string' && this.ports.conversationSaved ? this.ports.conversationSaved(messageId) : Promise.resolve();
+    void saved.catch(() => undefined).then(() => abort.abort());
   }
 
   private async finish(run: ClaudeCodeRun): Promise<SessionOutcome> {

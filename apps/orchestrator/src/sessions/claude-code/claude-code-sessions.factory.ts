@@ -21,6 +21,7 @@ import { SessionSandbox } from '../sandbox/session-sandbox.service';
 import type { SessionRecorder } from '../session-recorder';
 import { resolveClaudeBinary } from './claude-binary';
 import { ClaudeCodeSessionRunner } from './claude-code-session.runner';
+import { whenConversationHolds } from './cli-conversation';
 
 type Started = EventData<typeof sessionStarted>;
 
@@ -85,7 +86,8 @@ export class DefaultClaudeCodeSessions implements ClaudeCodeSessions {
     const sandbox = started.workspace ? await this.sandboxes.forSession(started, started.workspace) : undefined;
     const engine = await createSessionHookEngine(this.config, started, this.hookFailures, sandbox);
     const hookSession = { sessionId: started.sessionId, cwd: started.workspace ?? process.cwd(), agentId: started.persona, persona: started.persona, model: started.model };
-    const openHooks = (p: ClaudePolicy, tools: readonly string[]) => this.hookEndpoint.open({ engine, session: hookSession, policy: toolCallPolicyOf(p, tools) });
+    const openHooks = (p: ClaudePolicy, tools: readonly string[], halt: (toolUseId: string | undefined) => Promise<string | undefined>) =>
+      this.hookEndpoint.open({ engine, session: hookSession, policy: toolCallPolicyOf(p, tools), halt });
     const budget = new GovernorBudgetPort(
       this.nc,
       { sessionId: started.sessionId, persona: started.persona, team: started.team, project: started.runId ?? started.team, surface: 'api', ...(started.taskId ? { taskId: started.taskId } : {}) },
@@ -93,7 +95,7 @@ export class DefaultClaudeCodeSessions implements ClaudeCodeSessions {
     );
     return new ClaudeCodeSessionRunner(
       recorder,
-      { budget, clock: () => new Date().toISOString(), runCli: runClaudeCode, openHooks },
+      { budget, clock: () => new Date().toISOString(), runCli: runClaudeCode, openHooks, conversationSaved: (messageId) => whenConversationHolds(home, started.sessionId, messageId) },
       {
         binary: this.binary,
         env: {

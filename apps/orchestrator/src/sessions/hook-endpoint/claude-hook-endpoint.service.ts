@@ -13,6 +13,8 @@ export interface HookEndpointSession {
   session: HookSession;
   /** The PreToolUse checks of the session's generated settings, decided here before the team's hooks. */
   policy: ToolCallPolicy;
+  /** Before any check of a tool call: a reason when the session is stopping (the CLI then stops before the tool runs). */
+  halt?: (toolUseId: string | undefined) => Promise<string | undefined>;
 }
 
 export type HookDecision = { event: string; decision: string; reason?: string };
@@ -111,6 +113,8 @@ export class ClaudeHookEndpointService implements OnApplicationShutdown {
     const event = input.hook_event_name;
     if (!isEngineEvent(event)) return {};
     if (event === 'PreToolUse') {
+      const halted = await r.halt?.(typeof input.tool_use_id === 'string' ? input.tool_use_id : undefined);
+      if (halted) return { continue: false, stopReason: halted, hookSpecificOutput: { hookEventName: event, permissionDecision: 'deny', permissionDecisionReason: halted } };
       const reason = checkToolCall(r.policy, input);
       if (reason) {
         this.deny(r, input, reason);
