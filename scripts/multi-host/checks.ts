@@ -108,7 +108,12 @@ export function differences(live: Contents, rebuilt: Contents): string[] {
   return Object.keys(live).flatMap((table) => {
     const a = live[table];
     const b = rebuilt[table] ?? [];
-    return a.length === b.length && a.every((row, i) => row === b[i]) ? [] : [`${table}: live ${a.length} rows, rebuilt ${b.length}`];
+    if (a.length === b.length && a.every((row, i) => row === b[i])) return [];
+    // The rows on one side only say which events were applied differently (a row is its table's JSON).
+    const onlyLive = a.filter((row) => !b.includes(row)).slice(0, 3);
+    const onlyRebuilt = b.filter((row) => !a.includes(row)).slice(0, 3);
+    const show = (rows: string[]) => rows.map((row) => (row.length > 400 ? `${row.slice(0, 400)}…` : row)).join(' | ');
+    return [`${table}: live ${a.length} rows, rebuilt ${b.length}; only live: ${show(onlyLive) || '-'}; only rebuilt: ${show(onlyRebuilt) || '-'}`];
   });
 }
 
