@@ -361,6 +361,9 @@ describe('the dashboard in headless Chromium', () => {
     // Sessions with their turns and tool calls, the merged changes, Verner's and Robbo's reports: from the run's events.
     await expect.poll(() => run.locator('[data-merge]').count(), { timeout: 20_000 }).toBeGreaterThan(0);
     expect(await run.locator('[data-session]').count()).toBeGreaterThanOrEqual(3);
+    // Each session says how its model and effort were chosen (the governor's routing, recorded on run.session-started).
+    expect(await run.locator('[data-session] [data-routing]').count()).toBe(await run.locator('[data-session]').count());
+    expect(await run.locator('[data-session] [data-routing]').first().textContent()).toMatch(/^claude-[\w.-]+ · (quick|standard|deep) effort · (routed|pinned by the operator|pinned by its agent|default)/);
     expect(await run.locator('[data-session] [data-turn]').count()).toBeGreaterThan(0);
     expect(await run.locator('[data-session] [data-tool-call]').count()).toBeGreaterThan(0);
     expect((await run.locator('[data-qa-round] .report-body').first().textContent())?.trim()).not.toBe('');

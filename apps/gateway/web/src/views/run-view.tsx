@@ -190,6 +190,12 @@ function Sessions({ sessions }: { sessions: SessionHistory[] }) {
             <strong>{s.persona}</strong> · {s.purpose}
             {s.taskKey ? ` ${s.taskKey}` : ''} · {s.turns.length} turn{s.turns.length === 1 ? '' : 's'} · {s.ended ? s.ended.exitReason : 'running'}
           </summary>
+          {s.routing && (
+            <p className="session-routing" data-routing={s.routing.how} title={s.routing.reasons.join('\n')}>
+              {s.routing.model} · {s.routing.effort} effort · {s.routing.how}
+              {s.routing.reasons.length > 0 ? <span className="muted"> — {s.routing.reasons.slice(0, 3).join('; ')}</span> : null}
+            </p>
+          )}
           <TraceLink traceId={s.traceId} what={`${s.persona}’s session`} />
           <ol className="turns">
             {s.turns.map((t) => (

@@ -21,11 +21,20 @@ export interface Turn {
   tools: ToolCall[];
 }
 
+/** How the session's model and effort were chosen (the governor's routing, a pin, or the fallback). */
+export interface SessionRouting {
+  model: string;
+  effort: string;
+  how: 'routed' | 'pinned by the operator' | 'pinned by its agent' | 'default (the governor did not answer)';
+  reasons: string[];
+}
+
 export interface SessionHistory {
   sessionId: string;
   persona: string;
   purpose: string;
   taskKey?: string;
+  routing?: SessionRouting;
   traceId?: string;
   turns: Turn[];
   ended?: { exitReason: string; summary: string };
@@ -46,6 +55,16 @@ const textOf = (content: unknown): string =>
     .map((b) => str(b.text) ?? '')
     .join('\n')
     .trim();
+
+function routingOf(value: unknown): SessionRouting | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  const r = value as Data;
+  const model = str(r.model);
+  if (!model) return undefined;
+  const how: SessionRouting['how'] =
+    r.fallback === true ? 'default (the governor did not answer)' : r.pinnedBy === 'operator' ? 'pinned by the operator' : r.pinnedBy === 'agent' ? 'pinned by its agent' : 'routed';
+  return { model, effort: str(r.effort) ?? 'standard', how, reasons: Array.isArray(r.reasons) ? r.reasons.filter((x): x is string => typeof x === 'string') : [] };
+}
 
 /** Folds a run's replayed and live events (oldest first) into what the run view shows. */
 export function foldRunHistory(events: readonly StreamEvent[]): RunHistory {
@@ -78,7 +97,8 @@ export function foldRunHistory(events: readonly StreamEvent[]): RunHistory {
         break;
       case 'run.session-started': {
         const s = session(String(d.sessionId));
-        Object.assign(s, { persona: String(d.persona), purpose: String(d.purpose), ...(str(d.taskKey) ? { taskKey: str(d.taskKey) } : {}) });
+        const routing = routingOf(d.routing);
+        Object.assign(s, { persona: String(d.persona), purpose: String(d.purpose), ...(str(d.taskKey) ? { taskKey: str(d.taskKey) } : {}), ...(routing ? { routing } : {}) });
         break;
       }
       case 'session.started':
