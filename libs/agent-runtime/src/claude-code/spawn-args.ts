@@ -13,6 +13,8 @@ export interface ClaudeSpawnSpec {
   owns: readonly string[];
   /** Contents of the member's learnings.md (empty string when none yet). */
   learnings: string;
+  /** A custom agent definition's body (`--agent`), under its name: the session runs as that agent. */
+  agent?: { name: string; prompt: string };
   /** Manifest model (alias such as `sonnet` or a full model id); default `sonnet`. */
   model?: string;
   tools: readonly string[];
@@ -51,12 +53,13 @@ export const CLAUDE_SPAWN_DEFAULTS = { model: 'sonnet', permissionMode: 'dontAsk
  * The `--append-system-prompt` text. The seed builds it with `$(cat <<'PROMPT' … PROMPT)`, and
  * command substitution drops trailing newlines, so the text ends at the last protocol sentence.
  */
-export function buildAppendSystemPrompt(spec: Pick<ClaudeSpawnSpec, 'name' | 'role' | 'owns' | 'learnings'>): string {
+export function buildAppendSystemPrompt(spec: Pick<ClaudeSpawnSpec, 'name' | 'role' | 'owns' | 'learnings' | 'agent'>): string {
   return [
     `# Team Member: ${spec.name}`,
     `Role: ${spec.role}`,
     `Owns: ${spec.owns.join(', ')}`,
     '',
+    ...(spec.agent ? [`## Agent: ${spec.agent.name}`, spec.agent.prompt.replace(/\n+$/, ''), ''] : []),
     '## Your Accumulated Learnings',
     spec.learnings.replace(/\n+$/, ''),
     '',

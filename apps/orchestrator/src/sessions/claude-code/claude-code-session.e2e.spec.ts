@@ -14,7 +14,8 @@ import type { CostGovernorHarness } from '../../../../cost-governor/src/testing/
 import { SessionRuntimes } from '../../runs/session-runtime';
 import type { SessionEvent } from '../agent-session.decider';
 import { SessionSupervisor, type SessionStart } from '../session-supervisor';
-import { startSessionsOnSimulator } from '../testing/sessions-on-simulator.harness';
+import { LlmBackendProvider } from '../ports/llm-backend.provider';
+import { startSessionsOnSimulator, type SessionsOnSimulator } from '../testing/sessions-on-simulator.harness';
 
 /**
  * A builder task of the example run (word-stats, task T1) on the Claude Code runtime: the real CLI
@@ -35,6 +36,7 @@ members:
 `;
 
 let h: CostGovernorHarness;
+let orchestrator: SessionsOnSimulator['orchestrator'];
 let supervisor: SessionSupervisor;
 let store: EventStore;
 let root: string;
@@ -143,7 +145,7 @@ beforeAll(async () => {
   await writeFile(join(outsideDir, 'secret.txt'), 'OUTSIDE-SECRET');
   await mkdir(join(root, 'agents', '.headspace'), { recursive: true });
   await writeFile(join(root, 'agents', '.headspace', 'settings.json'), JSON.stringify(TEAM_HOOKS));
-  ({ h, supervisor, store } = await startSessionsOnSimulator({
+  ({ h, supervisor, store, orchestrator } = await startSessionsOnSimulator({
     name: 'claudecode',
     root,
     scenarios,
@@ -170,9 +172,14 @@ async function wordStatsCheckout(): Promise<string> {
   return dir;
 }
 
-async function runSession(sessionId = randomUUID(), task = { prompt: 'Task T1: Add topWords(text, n) to src/word-stats.js: the n most frequent words, most frequent first.', situation: 'implement-task' }) {
+async function runSession(
+  sessionId = randomUUID(),
+  task = { prompt: 'Task T1: Add topWords(text, n) to src/word-stats.js: the n most frequent words, most frequent first.', situation: 'implement-task' },
+  agent?: SessionStart['agent'],
+) {
   const workspace = await wordStatsCheckout();
   const start: SessionStart = {
+    ...(agent ? { agent } : {}),
     sessionId,
     team,
     persona: 'con',
@@ -285,6 +292,17 @@ describe('Claude Code sessions (the real CLI against the simulator)', () => {
     expect(next.end?.error, JSON.stringify(next.end)).toBeUndefined();
     expect(next.outcome.exitReason).toBe('completed');
     expect(await readFile(join(next.workspace, 'src', 'totals.txt'), 'utf8')).toBe('words: 42\n');
+  }, 240_000);
+
+  it('a session running a custom agent (--agent) carries the agent’s body in the CLI’s system prompt', async () => {
+    const sim = (await orchestrator.get(LlmBackendProvider).get()).simulator!;
+    const body = 'You are the word-stats reviewer (marker 7Q2): read the code, report, never rewrite it.';
+    const { outcome, end } = await runSession(randomUUID(), undefined, { name: 'reviewer', systemPrompt: body });
+    expect(end?.error, JSON.stringify(end)).toBeUndefined();
+    expect(outcome.exitReason).toBe('completed');
+    const system = JSON.stringify(sim.handler.lastRequest?.system ?? '');
+    expect(system).toContain('## Agent: reviewer');
+    expect(system).toContain('marker 7Q2');
   }, 240_000);
 
   it('a session whose budget cannot pay for the run is stopped by the CLI’s --max-budget-usd, set from what the budget has left', async () => {

@@ -32,6 +32,8 @@ export interface ClaudeCodeSessionSettings {
   env: Record<string, string | undefined>;
   role: string;
   learnings: string;
+  /** The custom agent the session runs as (`--agent` on an ask or a run): its body joins the appended system prompt. */
+  agent?: { name: string; prompt: string };
   /** Manifest-style tools (`Read`, `Bash(git:*)`) and owned globs. */
   tools: readonly string[];
   owns: readonly string[];
@@ -165,6 +167,7 @@ export class ClaudeCodeSessionRunner {
       role: this.settings.role,
       owns: this.settings.owns,
       learnings: this.settings.learnings,
+      ...(this.settings.agent ? { agent: this.settings.agent } : {}),
       model,
       tools: this.settings.tools,
       budgetUsd: Math.max(0.01, budget.remainingUsd ?? this.settings.fallbackBudgetUsd),
