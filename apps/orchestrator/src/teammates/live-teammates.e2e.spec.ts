@@ -87,7 +87,7 @@ const cli = (args: string[]) =>
   runCliCaptured(args, { HEADSPACE_URL: base, HEADSPACE_TOKEN: adminToken, HEADSPACE_CONFIG: join(root, 'cli.json'), NO_COLOR: '1' });
 
 describe('a spawned teammate runs a real session', () => {
-  it('`headspace teammate spawn` starts its session, whose turns stream over SSE; the task it completes gives its file lock back; its completion is announced and it goes idle', async () => {
+  it('`headspace teammate spawn` starts its session, whose turns stream over SSE; the task it completes gives its file lock back; its completion is announced, it goes idle, and a shutdown asked of it then completes at once', async () => {
     const team = 'tm-locks';
     await createTeam(team);
     expect((await api('POST', `/api/v1/teams/${team}/tasks`, { id: 'write-notes', subject: 'Write the notes' })).status).toBe(201);
@@ -134,6 +134,14 @@ describe('a spawned teammate runs a real session', () => {
     expect(roster).toMatchObject({ role: 'teammate', agentType: 'general-purpose' });
     const listed = await cli(['teammate', 'list', '--team', team]);
     expect(listed.out.split('\n').find((line) => line.includes('lockie'))).toMatch(/teammate.*general-purpose.*idle/);
+
+    // Asked to shut down once idle, it has nothing in progress: its approval is implicit and the team shuts down at once.
+    const asked = await api('POST', `/api/v1/teams/${team}/shutdown`, { reason: 'done for today' });
+    expect(asked.status).toBe(202);
+    await waitFor(async () => (await api('GET', `/api/v1/teams/${team}`)).body.status === 'shutdown' || undefined, { message: 'the team shut down without waiting for lockie' });
+    expect((await teamManagerEvents('team.shutdown-responded', `team-${team}`)).map((e) => e.data)).toEqual([
+      expect.objectContaining({ member: 'lockie', approve: true, implicit: true, reason: 'idle when the shutdown was requested' }),
+    ]);
     feed.close();
   }, 120_000);
 

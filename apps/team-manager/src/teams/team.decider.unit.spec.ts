@@ -86,6 +86,20 @@ describe('team decider', () => {
     DeciderSpec.for(teamDecider).given([created, spawned('a'), spawned('b')]).when(requestShutdown).then([requested('a', 'b')]);
   });
 
+  it('a member already idle when the shutdown is requested approves at once, implicitly; the others are still asked', () => {
+    const idle: TeamEvent = { type: 'teammate.idle', data: { name: 'a', idleAt: now } };
+    const approvedA: TeamEvent[] = [
+      { type: 'team.shutdown-responded', data: { shutdownId: 's-1', requestId: 'r-a', member: 'a', approve: true, reason: 'idle when the shutdown was requested', implicit: true, to: 'team-lead', respondedAt: now } },
+      { type: 'teammate.terminated', data: { name: 'a', sessionKey: 'agent:default:teammate:a', reason: 'shutdown-approved', terminatedAt: now } },
+    ];
+    DeciderSpec.for(teamDecider).given([created, spawned('a'), spawned('b'), idle]).when(requestShutdown).then([requested('a', 'b'), ...approvedA]);
+    DeciderSpec.for(teamDecider).given([created, spawned('a'), idle]).when(requestShutdown).then([
+      requested('a'),
+      ...approvedA,
+      { type: 'team.shutdown-completed', data: { shutdownId: 's-1', forced: false, timedOut: false, unanswered: [], completedAt: now } },
+    ]);
+  });
+
   it('Member approves shutdown request', () => {
     DeciderSpec.for(teamDecider).given([created, spawned('a'), requested('a')]).when(respond('a', true)).then([
       { type: 'team.shutdown-responded', data: { shutdownId: 's-1', requestId: 'r-a', member: 'a', approve: true, implicit: false, to: 'team-lead', respondedAt: now } },

@@ -64,7 +64,12 @@ export function withShutdownOutcome(team: Team, answered: TeamEvent[], now: stri
   return [...answered, ...terminations(after, 'team-shutdown', now), completed(now, shutdown.shutdownId)];
 }
 
-/** An active team asks every live member once (request ids fixed by the command); with nobody to ask it completes at once. */
+/**
+ * An active team asks every live member once (request ids fixed by the command); with nobody to ask
+ * it completes at once. A member already idle has nothing in progress and no session to read the
+ * request: its approval is implicit at once (as going idle during a shutdown is), so a team whose
+ * teammates all finished shuts down without waiting for the timeout.
+ */
 export function requestShutdown(command: RequestShutdown, state: TeamState): TeamEvent[] {
   const team = requireActiveTeam(state, command.team);
   const requests = Object.values(team.members)
@@ -81,7 +86,27 @@ export function requestShutdown(command: RequestShutdown, state: TeamState): Tea
       deadline: new Date(Date.parse(command.now) + command.timeoutMs).toISOString(),
     },
   };
-  return requests.length ? [requested] : [requested, completed(command.now, command.shutdownId)];
+  if (requests.length === 0) return [requested, completed(command.now, command.shutdownId)];
+  const idle = Object.values(team.members).filter((m) => m.status === 'idle');
+  if (idle.length === 0) return [requested];
+  const asked = evolveTeam(state, requested) as Team;
+  const approvals = idle.flatMap((m): TeamEvent[] => [
+    {
+      type: 'team.shutdown-responded',
+      data: {
+        shutdownId: command.shutdownId,
+        requestId: command.requestIdFor(m.name),
+        member: m.name,
+        approve: true,
+        reason: 'idle when the shutdown was requested',
+        implicit: true,
+        to: TEAM_LEAD,
+        respondedAt: command.now,
+      },
+    },
+    { type: 'teammate.terminated', data: { name: m.name, sessionKey: m.sessionKey, reason: 'shutdown-approved', terminatedAt: command.now } },
+  ]);
+  return [requested, ...withShutdownOutcome(asked, approvals, command.now)];
 }
 
 /** Only the member a pending request was sent to answers it, once; an approval terminates that member. */
