@@ -256,7 +256,7 @@ async function main(): Promise<void> {
   await Promise.all(replicas.map((r) => r.stop()));
   let diff: string[] = [];
   let live: Contents = {};
-  let rebuildSeconds = 0;
+  let rebuildSeconds: number;
   for (let round = 1; ; round++) {
     let heads: Record<string, string> = {};
     for (let attempt = 1; ; attempt++) {
