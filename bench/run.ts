@@ -19,6 +19,7 @@ import { benchOpsIngest } from './ops-ingest.bench';
 import { benchWebhooks } from './webhooks.bench';
 import { benchTracing } from './tracing.bench';
 import { benchDashboard } from './dashboard.bench';
+import { benchLearningRetrieval } from './learning-retrieval.bench';
 import { printTable, type BenchRow } from './bench-kit';
 
 /**
@@ -50,6 +51,7 @@ async function main() {
     ['webhooks', () => benchWebhooks({ quick })],
     ['tracing', () => benchTracing({ quick })],
     ['dashboard', () => benchDashboard({ quick })],
+    ['learning-retrieval', () => benchLearningRetrieval({ quick })],
   ];
   for (const [name, run] of sections) {
     if (only && only !== name) continue;

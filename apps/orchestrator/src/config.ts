@@ -38,6 +38,8 @@ export const configSchema = baseConfigSchema.extend({
   HS_WORKSPACES_DIR: z.string().min(1).default(join(process.cwd(), '.headspace', 'runs')),
   /** Personas' skill files and learnings (`<home>/personas/<persona>/learnings.md`). */
   HS_AGENT_HOME: z.string().min(1).default(join(process.cwd(), '.headspace', 'agents')),
+  /** A local plugin marketplace: a `.claude-plugin/marketplace.json` file or the directory holding it; its plugins install by name. */
+  HS_PLUGIN_MARKETPLACE: z.string().min(1).optional(),
   /** A session's lease; an instance that stops renewing it loses the session to another after this long. */
   SESSION_LEASE_MS: ms(1_000, 3_600_000).default(30_000),
   /** How often running sessions nobody holds are looked for (and resumed). */
@@ -104,6 +106,16 @@ export const configSchema = baseConfigSchema.extend({
   HS_FIX_CHECK_TIMEOUT_MS: ms(1_000, 3_600_000).default(600_000),
   /** How often batches in progress are polled at the Message Batches API (and lost wake-ups picked up). */
   HS_BATCH_POLL_MS: ms(100, 3_600_000).default(30_000),
+  /** The learning store (ADR 0048): `off` gives sessions no retrieved learnings and records none from reflections. */
+  HS_LEARNINGS_STORE: z.enum(['on', 'off'], { error: 'must be "on" or "off"' }).default('on'),
+  /** At most this many learnings are retrieved for a session's prompt (seed 003 Req 21.3 top-K). */
+  HS_LEARNINGS_TOP_K: z.coerce.number().int().min(1).max(100).default(5),
+  /** Token budget of the learnings block of a session's system prompt (≈ 4 characters a token). */
+  HS_LEARNINGS_TOKEN_BUDGET: z.coerce.number().int().min(50).max(20_000).default(600),
+  /** Embeddings for learning retrieval: `none` (full-text ranking only); a provider needs pgvector on the server (ADR 0048). */
+  HS_LEARNINGS_EMBEDDINGS: z.enum(['none'], { error: 'must be "none" (no embedding provider is built in)' }).default('none'),
+  /** How many steps of one workflow run at once, unless its definition says `concurrency`. */
+  HS_WORKFLOW_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(4),
 });
 
 export type AppConfig = z.output<typeof configSchema>;

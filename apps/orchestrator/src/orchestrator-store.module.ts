@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { askEvents, batchEvents, EventRegistry, runEvents, sessionEvents, skillEvents } from '@headspace/contracts';
+import { askEvents, batchEvents, EventRegistry, loopEvents, pluginEvents, runEvents, sessionEvents, skillEvents, workflowEvents, requestEvents, learningEvents, evalEvents } from '@headspace/contracts';
 import { EventStore } from '@headspace/event-store';
 import { PG_POOL, SERVICE_SCHEMA } from '@headspace/platform';
 import type { Pool } from 'pg';
@@ -11,7 +11,7 @@ import type { Pool } from 'pg';
     {
       provide: EventStore,
       inject: [PG_POOL, SERVICE_SCHEMA],
-      useFactory: (pool: Pool, schema: string) => new EventStore({ pool, schema, registry: new EventRegistry([...sessionEvents, ...runEvents, ...askEvents, ...batchEvents, ...skillEvents]) }),
+      useFactory: (pool: Pool, schema: string) => new EventStore({ pool, schema, registry: new EventRegistry([...sessionEvents, ...runEvents, ...askEvents, ...batchEvents, ...skillEvents, ...loopEvents, ...pluginEvents, ...workflowEvents, ...requestEvents, ...learningEvents, ...evalEvents]) }),
     },
   ],
   exports: [EventStore],

@@ -11,6 +11,8 @@ export const ExitCode = {
   auth: 4,
   /** `headspace run` followed a run that ended failed (stopped at an escalation, no usable output, …). */
   runFailed: 5,
+  /** `headspace eval run|compare --ci` found a regression against the baseline run. */
+  evalRegression: 6,
 } as const;
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];

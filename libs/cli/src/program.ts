@@ -10,6 +10,12 @@ import { tail } from './tail';
 import { addRunCommands } from './run/run-commands';
 import { addAskCommand } from './ask/ask-command';
 import { addBatchCommands } from './batch/batch-command';
+import { addLearningsCommands } from './learning/learnings-command';
+import { addPluginCommands } from './plugin/plugin-command';
+import { addLoopCommands } from './loop/loop-command';
+import { addEvalCommands } from './eval/eval-command';
+import { addWorkflowCommands } from './workflow/workflow-command';
+import { addRequestCommand } from './request/request-command';
 import { addOpsCommands } from './ops/ops-commands';
 import { addWebhookCommands } from './webhooks/webhook-commands';
 import { addMcpCommand } from './mcp/mcp-command';
@@ -17,6 +23,7 @@ import { addAgentCommands } from './agents/agent-commands';
 import { addMcpToolsCommand } from './mcp-tools/mcp-tools-command';
 import { addTeammateCommands } from './teammates/teammate-commands';
 import { addSkillCommands } from './skills/skill-commands';
+import { addSkillsRegistryCommands } from './skill-registry/skills-command';
 import { addAssembleCommand } from './assemble/assemble-command';
 import { addRetroCommand } from './retro/retro-command';
 
@@ -402,6 +409,12 @@ export function buildProgram(ctx: RunContext): Command {
   addRunCommands(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) });
   addAskCommand(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) });
   addBatchCommands(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) });
+  addLearningsCommands(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) });
+  addPluginCommands(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) });
+  addLoopCommands(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) });
+  addEvalCommands(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) });
+  addWorkflowCommands(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) });
+  addRequestCommand(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) });
   addOpsCommands(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) }, ctx.env);
   addWebhookCommands(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) }, ctx.env);
   addMcpCommand(program, { signal: ctx.signal, client });
@@ -411,6 +424,7 @@ export function buildProgram(ctx: RunContext): Command {
   addAssembleCommand(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) });
   addRetroCommand(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) });
   addSkillCommands(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json), env: ctx.env });
+  addSkillsRegistryCommands(program, { io, signal: ctx.signal, client, teamOf, show, json: (cmd) => Boolean(flags(cmd).json) });
 
   return program;
 }

@@ -3,6 +3,9 @@ import { agentRoutes } from './agent.routes';
 import { approvalRoutes } from './approval.routes';
 import { askRoutes } from './ask.routes';
 import { batchRoutes } from './batch.routes';
+import { evalRoutes } from './eval.routes';
+import { learningRoutes } from './learning.routes';
+import { loopRoutes } from './loop.routes';
 import { costRoutes } from './cost.routes';
 import { fileLockRoutes } from './file-lock.routes';
 import { mailboxRoutes } from './mailbox.routes';
@@ -22,6 +25,10 @@ import { webhookRoutes } from '../webhooks/webhook.routes';
 import { whoamiRoutes } from './whoami.routes';
 import { boardRoutes } from './board.routes';
 import { skillRoutes } from './skill.routes';
+import { pluginRoutes } from './plugin.routes';
+import { workflowRoutes } from './workflow.routes';
+import { requestRoutes } from './request.routes';
+import { skillRegistryRoutes } from './skill-registry.routes';
 
 /** Every REST operation of the gateway. Routing, auth, OpenAPI and the fuzz test all read this. */
 export const apiRoutes: ApiRoute[] = [
@@ -39,6 +46,9 @@ export const apiRoutes: ApiRoute[] = [
   ...runDiffRoutes,
   ...askRoutes,
   ...batchRoutes,
+  ...learningRoutes,
+  ...loopRoutes,
+  ...evalRoutes,
   ...mcpToolsRoutes,
   ...agentRoutes,
   ...skillRoutes,
@@ -48,4 +58,8 @@ export const apiRoutes: ApiRoute[] = [
   ...webhookRoutes,
   ...whoamiRoutes,
   ...boardRoutes,
+  ...pluginRoutes,
+  ...workflowRoutes,
+  ...requestRoutes,
+  ...skillRegistryRoutes,
 ];

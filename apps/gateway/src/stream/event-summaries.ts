@@ -139,6 +139,12 @@ const summarisers: Record<string, Summariser> = {
     return `Batch ${s(d.batchId)} ended: ${s(c.succeeded, '0')} succeeded, ${s(c.errored, '0')} errored, ${s(c.canceled, '0')} canceled, ${s(c.expired, '0')} expired; $${s(d.costUsd)} at batch prices${d.standardCostUsd ? ` ($${s(d.standardCostUsd)} at standard)` : ''}`;
   },
   'batch.failed': (d) => `Batch ${s(d.batchId)} failed: ${clip(d.reason, 100)}`,
+  // workflows (DAGs and pipelines of asks) and topology choice
+  'workflow.started': (d) => `Workflow ${s(d.workflowId)} (${s(d.name)}, ${s(d.mode)}) started: ${count(Array.isArray(d.steps) ? d.steps.length : 0, 'step')}${d.simulated ? ' (simulated)' : ''}`,
+  'workflow.step-started': (d) => `Workflow ${s(d.workflowId)} step ${s(d.stepId)} started${Number(d.attempt) > 1 ? ` (attempt ${s(d.attempt)})` : ''}`,
+  'workflow.step-ended': (d) => `Workflow ${s(d.workflowId)} step ${s(d.stepId)} ${s(d.status)}${d.reason ? `: ${clip(d.reason, 80)}` : d.output ? `: ${clip(d.output, 80)}` : ''}`,
+  'workflow.ended': (d) => `Workflow ${s(d.workflowId)} ${s(d.status)}${d.reason ? `: ${clip(d.reason, 100)}` : ''}`,
+  'request.topology-chosen': (d) => `Request ${s(d.requestId)} runs as ${d.topology === 'run' ? 'the agent team' : 'one agent'}${d.auto ? '' : ' (named)'}: ${clip(Array.isArray(d.reasons) ? d.reasons.join('; ') : '', 120)}`,
   'skill.updated': (d) => {
     const added = Array.isArray(d.added) ? d.added.length : 0;
     const removed = Array.isArray(d.removed) ? d.removed.length : 0;

@@ -44,6 +44,11 @@ export const VALID_PARAMS: Record<string, string> = {
   project: 'fuzz',
   groupId: 'grp_000000000000000000000000',
   keyId: 'key_0000000000000000',
+  loopId: 'l1',
+  evalRunId: 'e1',
+  workflowId: 'wf1',
+  plugin: 'fuzz-plugin',
+  learningId: 'l1',
 };
 
 /** Values each path parameter's schema refuses (every one also refuses 300 characters). */
@@ -65,9 +70,14 @@ const BAD_PARAMS: Record<string, string[]> = {
   runId: ['UPPER', 'a.b', 'x'.repeat(64)],
   askId: ['UPPER', 'a.b', '-x', 'x'.repeat(64)],
   batchId: ['UPPER', 'a.b', '-x', 'x'.repeat(64)],
+  loopId: ['UPPER', 'a.b', '-x', 'x'.repeat(64)],
+  evalRunId: ['UPPER', 'a.b', '-x', 'x'.repeat(56)],
+  workflowId: ['UPPER', 'a.b', '-x', 'a--b', 'x'.repeat(41)],
   groupId: ['grp_x', 'GRP_000000000000000000000000', 'x'.repeat(30)],
   keyId: ['x'.repeat(101)],
   deliveryId: ['whd_x', 'x'.repeat(65)],
+  plugin: ['UPPER', 'a.b', '-x', 'x'.repeat(65)],
+  learningId: ['UPPER', 'a.b', '-x', 'x'.repeat(64)],
 };
 
 const BAD_JSON = ['{"name": ', '{', '{"a":1,}', '[1,2', 'nul', "{'a':1}", '{"a":"\\x"}'];
@@ -178,6 +188,10 @@ export function malformedRequests(routes: readonly ApiRoute[], count: number, se
           release: ['x'.repeat(201)],
           commit: ['HEAD~1', 'ABCDEF1', 'x'.repeat(65)],
           source: ['relative/path', 'http://plain.example/repo.git', 'ext::sh -c x'],
+          workspace: ['relative/path', 'http://plain.example/repo.git', 'ext::sh -c x'],
+          base: ['UPPER', '-x', 'x'.repeat(56)],
+          head: ['UPPER', 'a.b', 'x'.repeat(56)],
+          threshold: ['lots', '2', '-0.5'],
         };
         const name = r.pick(shape.filter((k) => bad[k]));
         out.push({ ...base, url: `${base.url}?${name}=${encodeURIComponent(r.pick(bad[name]))}` });

@@ -17,9 +17,9 @@ export class AgentResolver {
     private readonly projects: AgentProjects,
   ) {}
 
-  /** `source`: a run source or ask workspace, already checked by the source policy. */
-  async lookup(name: string, source: string): Promise<{ agent?: AgentSnapshot; known: string[] }> {
-    const registry = await this.registries.forProject(await this.projects.dirOf(source));
+  /** `source`: a run source or ask workspace, already checked by the source policy; `team`: its enabled plugins' agents join. */
+  async lookup(name: string, source: string, team?: string): Promise<{ agent?: AgentSnapshot; known: string[] }> {
+    const registry = await this.registries.forProject(await this.projects.dirOf(source), team);
     const def = registry.find(name);
     return { ...(def ? { agent: agentSnapshotOf(def) } : {}), known: registry.list().map((d) => d.key).sort() };
   }

@@ -12,9 +12,9 @@ export const DEFAULT_ASK_PERSONA = 'con';
  * as the agent (persona = its name) with its prompt, tools, model and turn limit — else a
  * persona id of the team-manager; neither: a 400 naming `agent` that lists both.
  */
-export async function resolveAskAgent(nc: NatsConnection, agents: AgentResolver, agent: string | undefined, workspace: string): Promise<{ persona: string; definition?: AgentSnapshot }> {
+export async function resolveAskAgent(nc: NatsConnection, agents: AgentResolver, agent: string | undefined, workspace: string, team?: string): Promise<{ persona: string; definition?: AgentSnapshot }> {
   if (!agent) return { persona: DEFAULT_ASK_PERSONA };
-  const found = await agents.lookup(agent, workspace);
+  const found = await agents.lookup(agent, workspace, team);
   if (found.agent) return { persona: found.agent.name, definition: found.agent };
   const { personas } = await request(nc, listPersonas, {});
   if (!personas.some((p) => p.personaId === agent)) {

@@ -1,4 +1,4 @@
-import { loadMcpConfig, McpConnections, type McpConfigProblem, type Sandbox } from '@headspace/agent-runtime';
+import { loadMcpConfig, McpConnections, type McpConfigProblem, type McpServerEntry, type Sandbox } from '@headspace/agent-runtime';
 import type { AppConfig } from '../config';
 
 export interface OpenedMcpServers {
@@ -13,9 +13,15 @@ type McpSettings = Pick<AppConfig, 'HS_AGENT_HOME' | 'HS_MCP_CONNECT_TIMEOUT_MS'
  * (stdio servers inside `sandbox` when there is one). A bad file or entry and a server that does
  * not answer are reported in the result, never thrown: the session goes on without them.
  */
-export async function openMcpServers(config: McpSettings, project: string, options: { sandbox?: Sandbox; extraEnv?: Record<string, string> } = {}): Promise<OpenedMcpServers> {
+export async function openMcpServers(
+  config: McpSettings,
+  project: string,
+  options: { sandbox?: Sandbox; extraEnv?: Record<string, string>; pluginServers?: readonly McpServerEntry[] } = {},
+): Promise<OpenedMcpServers> {
   const { servers, problems } = await loadMcpConfig({ projectDir: project, homeDir: config.HS_AGENT_HOME });
-  const connections = await McpConnections.open(servers, {
+  // Enabled plugins' servers (ADR 0045) join; a project or user server of the same name wins.
+  const plugins = (options.pluginServers ?? []).filter((p) => !servers.some((s) => s.name === p.name));
+  const connections = await McpConnections.open([...servers, ...plugins], {
     cwd: project,
     connectTimeoutMs: config.HS_MCP_CONNECT_TIMEOUT_MS,
     toolTimeoutMs: config.HS_MCP_TOOL_TIMEOUT_MS,

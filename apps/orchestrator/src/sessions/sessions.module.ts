@@ -13,6 +13,7 @@ import { TEAM_TOOLS_PORT, type TeamToolsFor } from './ports/team-tools.port';
 import { SandboxHealthController } from './sandbox/sandbox-health.controller';
 import { SubagentSessions } from './subagents/subagent-sessions.service';
 import { AgentsModule } from '../agents/agents.module';
+import { LearningsModule } from '../learnings/learnings.module';
 import { SessionSandbox } from './sandbox/session-sandbox.service';
 import { SESSION_PORTS_FACTORY, SESSION_START_GATE, SESSION_SUPERVISOR_SETTINGS, SessionSupervisor, type SessionSupervisorSettings } from './session-supervisor';
 
@@ -21,7 +22,7 @@ import { SESSION_PORTS_FACTORY, SESSION_START_GATE, SESSION_SUPERVISOR_SETTINGS,
  * the processor that keeps what they learned. Runs start sessions through SessionSupervisor.
  */
 @Module({
-  imports: [AgentsModule],
+  imports: [AgentsModule, LearningsModule],
   controllers: [SandboxHealthController],
   providers: [
     SessionSandbox,

@@ -21,6 +21,8 @@ export interface ConversationContext {
   lastUserText: string;
   /** Text of the first user message: the task the conversation is about. */
   firstUserText: string;
+  /** The system prompt (and any system-role messages). */
+  systemText: string;
 }
 
 function systemText(system: MessagesRequest['system']): string {
@@ -67,7 +69,7 @@ export function readContext(req: Pick<MessagesRequest, 'system' | 'messages'>): 
   }
   const firstUser = req.messages.find((m) => m.role === 'user');
   const firstUserText = firstUser === undefined ? '' : messageText(firstUser.content);
-  return { persona, situation, assistantTurns, lastToolResult, lastToolError, lastUserText, firstUserText };
+  return { persona, situation, assistantTurns, lastToolResult, lastToolError, lastUserText, firstUserText, systemText: sys };
 }
 
 /**
@@ -94,6 +96,7 @@ function branchMatches(b: ScenarioBranch, ctx: ConversationContext): boolean {
   if (b.tool_result !== undefined && !new RegExp(b.tool_result, 'i').test(ctx.lastToolResult)) return false;
   if (b.tool_error !== undefined && ctx.lastToolError !== b.tool_error) return false;
   if (b.user_text !== undefined && !new RegExp(b.user_text, 'i').test(ctx.lastUserText)) return false;
+  if (b.system_text !== undefined && !new RegExp(b.system_text, 'i').test(ctx.systemText)) return false;
   return true;
 }
 

@@ -131,6 +131,13 @@ describe('step picking and branching', () => {
     expect(picked).toMatchObject({ source: 'interrupts.0', reply: { text: 'handoff!' } });
   });
 
+  it('branches on the system prompt: the reply of a model that has, or lacks, what its prompt holds', () => {
+    const learned = sc({ id: 'l', persona: 'con', situation: 's', steps: [{ text: 'JSON.parse fails', when: [{ system_text: 'has comments', text: 'parsed as JSONC' }] }] });
+    const ask = (system: string) => pickReply(learned, readContext(req({ system, messages: [{ role: 'user', content: 'read the settings' }] }))).reply.text;
+    expect(ask('Persona: con\n## Your Accumulated Learnings\n- settings.json has comments → parse it as JSONC')).toBe('parsed as JSONC');
+    expect(ask('Persona: con')).toBe('JSON.parse fails');
+  });
+
   it('answers with the exhausted reply past the last step', () => {
     const r = req({
       messages: [

@@ -71,10 +71,12 @@ const branchSchema = z
     tool_error: z.boolean().optional(),
     /** Regex (case-insensitive) on the text blocks of the last user message. */
     user_text: regex.optional(),
+    /** Regex (case-insensitive) on the system prompt: a script that behaves as the model would with or without what the prompt holds (e.g. a learning). */
+    system_text: regex.optional(),
   })
   .refine(hasContent, contentMessage)
-  .refine((b) => b.tool_result !== undefined || b.tool_error !== undefined || b.user_text !== undefined, {
-    message: 'a branch needs a condition: tool_result, tool_error or user_text',
+  .refine((b) => b.tool_result !== undefined || b.tool_error !== undefined || b.user_text !== undefined || b.system_text !== undefined, {
+    message: 'a branch needs a condition: tool_result, tool_error, user_text or system_text',
   });
 
 const stepSchema = z

@@ -15,8 +15,8 @@ export class ListAgentsHandler {
   ) {}
 
   @MessagePattern(listAgents)
-  async handle({ source }: z.output<typeof listAgents.request>) {
+  async handle({ team, source }: z.output<typeof listAgents.request>) {
     const dir = source ? await this.projects.dirOf(source) : undefined;
-    return listingOf((await this.registries.forProject(dir)).current());
+    return listingOf((await this.registries.forProject(dir, team)).current());
   }
 }

@@ -14,6 +14,7 @@ import { runIdFor } from '../../runs/start-run/start-run.handler';
 import { askSignals } from '../ask-signals';
 import { recordAsk } from '../ask-recorder';
 import { resolveAskAgent } from '../resolve-ask-agent';
+import { SkillRegistry } from '../../skill-registry/skill-registry.service';
 
 type StartAsk = z.output<typeof startAsk.request>;
 
@@ -31,6 +32,7 @@ export class StartAskHandler {
     @Inject(RUN_SESSIONS) private readonly sessions: RunSessionsPort,
     @Inject(RUN_SOURCE_POLICY) private readonly sources: RunSourcePolicy,
     private readonly agents: AgentResolver,
+    private readonly skills: SkillRegistry,
   ) {}
 
   @MessagePattern(startAsk)
@@ -41,7 +43,9 @@ export class StartAskHandler {
         ? new HeadspaceError(error.code, error.message.replace(/^Run source/, 'Workspace'), { field: 'workspace', ...(error.details ? { details: error.details } : {}) })
         : error;
     });
-    const { persona, definition } = await resolveAskAgent(this.nc, this.agents, input.agent, workspace);
+    const { persona, definition } = await resolveAskAgent(this.nc, this.agents, input.agent, workspace, input.team);
+    // A slash command must name one of the ask's skills (400 naming `prompt`).
+    await this.skills.checkSlashCommand(input.team, workspace, input.prompt);
     const routing = await this.route(input, definition);
     const askId = input.askId ?? runIdFor(input.prompt.split('\n')[0], ctx.commandId ?? randomUUID());
     const { state, streamVersion } = await recordAsk(this.store, input.team, {

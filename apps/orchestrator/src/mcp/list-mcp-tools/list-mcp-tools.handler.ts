@@ -1,4 +1,4 @@
-import { Controller, Inject } from '@nestjs/common';
+import { Controller, Inject, Optional } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { ErrorCodes, HeadspaceError, listMcpTools, parseRunSource } from '@headspace/contracts';
 import { APP_CONFIG } from '@headspace/platform';
@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import type { z } from 'zod';
 import type { AppConfig } from '../../config';
 import { RUN_SOURCE_POLICY, type RunSourcePolicy } from '../../runs/run-source.policy';
+import { EnabledPlugins } from '../../plugins/enabled-plugins.service';
 import { SessionSandbox } from '../../sessions/sandbox/session-sandbox.service';
 import { openMcpServers } from '../open-mcp-servers';
 
@@ -18,7 +19,8 @@ const run = promisify(execFile);
 const CLONE_TIMEOUT_MS = 120_000;
 
 /**
- * `hs.qry.orchestrator.list-mcp-tools`: connects the MCP servers a session on `source` would get,
+ * `hs.qry.orchestrator.list-mcp-tools`: connects the MCP servers a session on `source` would get
+ * (with those of the team's enabled plugins),
  * in the team's sandbox with the source read-only, lists their tools and closes them again. A git
  * URL is cloned shallowly into a temporary directory for it.
  */
@@ -28,6 +30,7 @@ export class ListMcpToolsHandler {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(RUN_SOURCE_POLICY) private readonly sources: RunSourcePolicy,
     private readonly sandboxes: SessionSandbox,
+    @Optional() private readonly plugins?: EnabledPlugins,
   ) {}
 
   @MessagePattern(listMcpTools)
@@ -44,7 +47,8 @@ export class ListMcpToolsHandler {
 
   private async list(team: string, dir: string): Promise<z.input<typeof listMcpTools.response>> {
     const sandbox = await this.sandboxes.forSession({ sessionId: `mcp-tools-${randomUUID()}`, team, persona: 'mcp-tools' }, dir);
-    const opened = await openMcpServers(this.config, dir, sandbox ? { sandbox: { ...sandbox, policy: { ...sandbox.policy, workspaceAccess: 'ro' } } } : {});
+    const pluginServers = (await this.plugins?.partsFor(team))?.mcpServers ?? [];
+    const opened = await openMcpServers(this.config, dir, { ...(sandbox ? { sandbox: { ...sandbox, policy: { ...sandbox.policy, workspaceAccess: 'ro' } } } : {}), pluginServers });
     try {
       return {
         servers: opened.connections.servers.map((s) => ({

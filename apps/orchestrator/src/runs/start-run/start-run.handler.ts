@@ -45,7 +45,7 @@ export class StartRunHandler {
     // Before anything is written: a source outside the allowed roots is refused, naming `source`.
     const source = await this.sources.check(input.source);
     // … and so is an agent the project and user do not define (400 naming `agent`), or a pinned model the price table does not know.
-    const agent = input.agent ? await this.agent(input.agent, source) : undefined;
+    const agent = input.agent ? await this.agent(input.agent, source, input.team) : undefined;
     if (input.model || input.effort) await request(this.nc, routeModel, { ...(input.model ? { model: input.model } : {}), ...(input.effort ? { effort: input.effort } : {}) });
     // Last of the checks, so a refused start imports nothing: the project's .claude/team.yaml becomes the team's manifest (400 naming the field when it is bad).
     const manifestYaml = await readProjectManifest(source);
@@ -79,8 +79,8 @@ export class StartRunHandler {
     return { runId, streamVersion: run.streamVersion.toString() };
   }
 
-  private async agent(name: string, source: string): Promise<AgentSnapshot> {
-    const { agent, known } = await this.agents.lookup(name, source);
+  private async agent(name: string, source: string, team: string): Promise<AgentSnapshot> {
+    const { agent, known } = await this.agents.lookup(name, source, team);
     if (!agent) throw new ValidationError('run', [{ field: 'agent', message: `no agent "${name}" in ${source}/.headspace/agents, the user's agents or the shipped templates (agents: ${known.join(', ') || 'none'})` }]);
     return agent;
   }

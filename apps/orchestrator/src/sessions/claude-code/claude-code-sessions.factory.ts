@@ -1,5 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { LearningsStore, runClaudeCode, toolCallPolicyOf, type ClaudePolicy, type Sandbox } from '@headspace/agent-runtime';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { runClaudeCode, toolCallPolicyOf, type ClaudePolicy, type Sandbox } from '@headspace/agent-runtime';
 import { ErrorCodes, exportManifest, HeadspaceError, type EventData, type sessionStarted } from '@headspace/contracts';
 import { contextWindowFor, workingWindowFor } from '@headspace/llm';
 import { request } from '@headspace/messaging';
@@ -22,6 +22,8 @@ import type { SessionRecorder } from '../session-recorder';
 import { resolveClaudeBinary } from './claude-binary';
 import { ClaudeCodeSessionRunner } from './claude-code-session.runner';
 import { whenConversationHolds } from './cli-conversation';
+import { EnabledPlugins } from '../../plugins/enabled-plugins.service';
+import { SessionLearningsRetrieval } from '../../learnings/session-learnings-retrieval';
 
 type Started = EventData<typeof sessionStarted>;
 
@@ -52,7 +54,6 @@ export const CLAUDE_CODE_SESSIONS = Symbol('CLAUDE_CODE_SESSIONS');
  */
 @Injectable()
 export class DefaultClaudeCodeSessions implements ClaudeCodeSessions {
-  private readonly learnings: LearningsStore;
   private readonly binary: string;
   private readonly hookFailures: HookFailureReporter;
 
@@ -64,9 +65,10 @@ export class DefaultClaudeCodeSessions implements ClaudeCodeSessions {
     private readonly hookEndpoint: ClaudeHookEndpointService,
     reporter: ErrorReporter,
     store: EventStore,
+    @Optional() private readonly plugins?: EnabledPlugins,
+    @Optional() private readonly learningStore?: SessionLearningsRetrieval,
   ) {
     this.hookFailures = new HookFailureReporter(reporter, store);
-    this.learnings = new LearningsStore({ home: config.HS_AGENT_HOME });
     this.binary = resolveClaudeBinary(config.HS_CLAUDE_BINARY);
   }
 
@@ -77,14 +79,16 @@ export class DefaultClaudeCodeSessions implements ClaudeCodeSessions {
     const [open, member, learnings] = await Promise.all([
       this.llm.get(),
       this.manifestMember(started),
-      this.learnings.renderForPrompt(started.persona, started.prompt).catch(() => ''),
+      this.learningStore?.forSession(started) ?? '',
       mkdir(home, { recursive: true }),
       started.workspace ? mkdir(started.workspace, { recursive: true }) : undefined,
     ]);
     const policy = sessionPolicy(started, member);
     // The team's hooks, as a built-in session's: command hooks in the session's sandbox (SANDBOX.UNAVAILABLE: no session).
     const sandbox = started.workspace ? await this.sandboxes.forSession(started, started.workspace) : undefined;
-    const engine = await createSessionHookEngine(this.config, started, this.hookFailures, sandbox);
+    // With the hooks of the plugins enabled in the session's team (ADR 0045).
+    const pluginHooks = (await this.plugins?.partsFor(started.team))?.hooks ?? [];
+    const engine = await createSessionHookEngine(this.config, started, this.hookFailures, sandbox, { pluginHooks });
     const hookSession = { sessionId: started.sessionId, cwd: started.workspace ?? process.cwd(), agentId: started.persona, persona: started.persona, model: started.model };
     const openHooks = (p: ClaudePolicy, tools: readonly string[], halt: (toolUseId: string | undefined) => Promise<string | undefined>) =>
       this.hookEndpoint.open({ engine, session: hookSession, policy: toolCallPolicyOf(p, tools), halt });

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { composePrompt, LearningsStore, SkillFileStore, type HookSession } from '@headspace/agent-runtime';
 import { ErrorCodes, exportManifest, HeadspaceError, listPersonas, openInbox, type EventData, type sessionStarted } from '@headspace/contracts';
 import { request } from '@headspace/messaging';
@@ -28,6 +28,9 @@ import { TEAM_TOOLS_PORT, type TeamToolsFor } from './team-tools.port';
 import { WorkspaceToolPort } from './workspace-tools.adapter';
 import { SubagentSessions } from '../subagents/subagent-sessions.service';
 import { mcpWarnings, openMcpServers } from '../../mcp/open-mcp-servers';
+import { EnabledPlugins } from '../../plugins/enabled-plugins.service';
+import { SkillRegistry } from '../../skill-registry/skill-registry.service';
+import { SessionLearningsRetrieval } from '../../learnings/session-learnings-retrieval';
 
 type Started = EventData<typeof sessionStarted>;
 
@@ -56,6 +59,9 @@ export class DefaultSessionPortsFactory implements SessionPortsFactory {
     reporter: ErrorReporter,
     store: EventStore,
     private readonly subagents: SubagentSessions,
+    @Optional() private readonly plugins?: EnabledPlugins,
+    @Optional() private readonly learningStore?: SessionLearningsRetrieval,
+    @Optional() private readonly skillRegistry?: SkillRegistry,
   ) {
     this.hookFailures = new HookFailureReporter(reporter, store);
     this.learnings = new LearningsStore({ home: config.HS_AGENT_HOME });
@@ -80,10 +86,22 @@ export class DefaultSessionPortsFactory implements SessionPortsFactory {
     // The workspace's own settings only with a sandbox: their command hooks then run where its Bash does, never on the host.
     const evaluator = new LlmHookEvaluator(model, budget, this.config.HS_HOOK_MODEL);
     const inbox = new AsyncHookInbox();
+    // Only the plugins enabled in this session's team bring hooks and MCP servers (ADR 0045).
+    const plugins = await this.plugins?.partsFor(started.team);
     const [hooks, system, mcp] = await Promise.all([
-      createSessionHookEngine(this.config, started, this.hookFailures, sandbox, { ...(sandbox ? { projectDir: workspace } : {}), promptEvaluator: evaluator, agentEvaluator: evaluator, onAsyncOutcome: inbox.push }),
+      createSessionHookEngine(this.config, started, this.hookFailures, sandbox, {
+        ...(sandbox ? { projectDir: workspace } : {}),
+        promptEvaluator: evaluator,
+        agentEvaluator: evaluator,
+        onAsyncOutcome: inbox.push,
+        pluginHooks: plugins?.hooks ?? [],
+      }),
       this.systemPrompt(started, member, policy.owns),
-      openMcpServers(this.config, workspace, { ...(sandbox ? { sandbox } : {}), extraEnv: { HEADSPACE_SESSION_ID: started.sessionId, HEADSPACE_TEAM: started.team, HEADSPACE_PERSONA: started.persona } }),
+      openMcpServers(this.config, workspace, {
+        ...(sandbox ? { sandbox } : {}),
+        extraEnv: { HEADSPACE_SESSION_ID: started.sessionId, HEADSPACE_TEAM: started.team, HEADSPACE_PERSONA: started.persona },
+        pluginServers: plugins?.mcpServers ?? [],
+      }),
     ]);
     for (const warning of mcpWarnings(mcp)) this.logger.warn(`session ${started.sessionId}: ${warning}`);
     // The common input of every hook this session fires, and the session variables of command hooks.
@@ -104,7 +122,9 @@ export class DefaultSessionPortsFactory implements SessionPortsFactory {
     const limits: SessionLimits = { maxTurns: this.config.SESSION_MAX_TURNS, maxOutputTokens: this.config.SESSION_MAX_OUTPUT_TOKENS, handoffThreshold: handoffThresholdOf(this.config) };
     const built = { ports, limits, close: async () => { abort.abort(); await mcp.connections.close(); } };
     // Agents as tools for a lead; a subagent's own prompt, limits and hooks for a child (see SubagentSessions).
-    return this.subagents.decorate(started, built, { hooks, policy, ...(sandbox ? { sandbox } : {}) });
+    const decorated = await this.subagents.decorate(started, built, { hooks, policy, ...(sandbox ? { sandbox } : {}) });
+    // SKILL.md skills (ADR 0046): their listing, the Skill tool, and a slash command's skill loaded from the start.
+    return this.skillRegistry ? this.skillRegistry.decorate(started, decorated, { hooks, session: hookSession, policy }) : decorated;
   }
 
   private async systemPrompt(s: Started, member: ManifestMember | undefined, owns: readonly string[] | undefined): Promise<string> {
@@ -113,7 +133,8 @@ export class DefaultSessionPortsFactory implements SessionPortsFactory {
       personaOf,
       // skill.md (seed 000 §5.3): the shipped default is written the first time a persona has none.
       personaOf.then((p) => this.skills.ensure(s.persona, { name: p?.name, description: p?.description, roleType: p?.roleType })).then((f) => f.text, () => undefined),
-      this.learnings.renderForPrompt(s.persona, s.prompt).catch(() => ''),
+      // The learning store's ranked pick for this task (ADR 0048), recorded as given to this session.
+      this.learningStore?.forSession(s) ?? '',
     ]);
     const composed = composePrompt({
       identity: { name: persona?.name ?? displayName(s.persona), ...(persona?.description ? { description: persona.description } : {}) },

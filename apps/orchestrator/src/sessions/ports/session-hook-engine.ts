@@ -1,4 +1,4 @@
-import { createHookEngine, type AgentEvaluator, type HookEngine, type HookOutcome, type PromptEvaluator, type Sandbox } from '@headspace/agent-runtime';
+import { createHookEngine, type AgentEvaluator, type HookSettingsFile, type HookEngine, type HookOutcome, type PromptEvaluator, type Sandbox } from '@headspace/agent-runtime';
 import type { EventData, sessionStarted } from '@headspace/contracts';
 import type { AppConfig } from '../../config';
 import type { HookFailureReporter } from '../hook-failures/hook-failure-reporter';
@@ -12,6 +12,8 @@ export interface SessionHookExtras {
   agentEvaluator?: AgentEvaluator;
   /** Besides the failure report: an async hook's outcome for the session's next turn. */
   onAsyncOutcome?: (outcome: HookOutcome) => void;
+  /** The hooks of the plugins enabled in the session's team (plugin scope, ADR 0045): additive to the settings files. */
+  pluginHooks?: readonly HookSettingsFile[];
 }
 
 /**
@@ -36,5 +38,8 @@ export function createSessionHookEngine(
       hookFailures.outcome(outcome, started);
       extras.onAsyncOutcome?.(outcome);
     },
-  }).then((engine) => tracedHooks(hookFailures.watch(engine, started)));
+  }).then((engine) => {
+    engine.addSettingsFiles(extras.pluginHooks ?? []);
+    return tracedHooks(hookFailures.watch(engine, started));
+  });
 }

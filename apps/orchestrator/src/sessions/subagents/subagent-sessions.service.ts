@@ -70,7 +70,7 @@ export class SubagentSessions implements BeforeApplicationShutdown {
     // An ask's or run's session running a custom agent (`--agent`): its prompt and turn limit.
     const built = withAgentDefinition(started, given);
     if (!started.workspace) return built;
-    const registry = await this.registries.forProject(started.workspace).catch((error: Error) => {
+    const registry = await this.registries.forProject(started.workspace, started.team).catch((error: Error) => {
       // Agents only add tools: a project whose agent directory cannot be read runs without them.
       this.logger.warn(`session ${started.sessionId}: no agents (${error.message})`);
       return undefined;
@@ -115,7 +115,7 @@ export class SubagentSessions implements BeforeApplicationShutdown {
   }
 
   private async asChild(started: Started, built: Built, hooks: HookEngine): Promise<Built> {
-    const agent = started.workspace ? (await this.registries.forProject(started.workspace)).find(started.persona) : undefined;
+    const agent = started.workspace ? (await this.registries.forProject(started.workspace, started.team)).find(started.persona) : undefined;
     const settings = agent ? toAgentRuntimeSettings(agent, { model: started.model, effort: started.effort }) : undefined;
     // Its non-Stop frontmatter hooks apply inside the child; its Stop hooks fire as SubagentStop on the lead's side.
     try {

@@ -5460,6 +5460,900 @@ export type GetBatchResponses = {
 
 export type GetBatchResponse = GetBatchResponses[keyof GetBatchResponses];
 
+export type SearchLearningsData = {
+    body?: never;
+    path: {
+        team: string;
+    };
+    query?: {
+        q?: string;
+        project?: string;
+        persona?: string;
+        limit?: number;
+    };
+    url: '/api/v1/teams/{team}/learnings';
+};
+
+export type SearchLearningsErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type SearchLearningsError = SearchLearningsErrors[keyof SearchLearningsErrors];
+
+export type SearchLearningsResponses = {
+    /**
+     * Success
+     */
+    200: {
+        learnings: Array<{
+            learningId: string;
+            team: string;
+            project: string | null;
+            persona: string | null;
+            category: 'codebase-pattern' | 'gotcha' | 'preference' | 'cross-agent';
+            pattern: string;
+            resolution: string;
+            confidence: number;
+            source: {
+                kind: 'session' | 'ask' | 'run' | 'loop' | 'manual';
+                id?: string;
+                sessionId?: string;
+                iteration?: number;
+            };
+            createdAt: string;
+            usedAt: string | null;
+            relevance: number;
+            score: number;
+            uses: number;
+        }>;
+    };
+};
+
+export type SearchLearningsResponse = SearchLearningsResponses[keyof SearchLearningsResponses];
+
+export type RecordLearningData = {
+    body: {
+        learningId?: string;
+        pattern: string;
+        resolution?: string;
+        category?: 'codebase-pattern' | 'gotcha' | 'preference' | 'cross-agent';
+        project?: string;
+        persona?: string;
+        confidence?: number;
+        iteration?: number;
+    };
+    headers?: {
+        /**
+         * Becomes the command id: a retried request with the same key has one effect.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        team: string;
+    };
+    query?: never;
+    url: '/api/v1/teams/{team}/learnings';
+};
+
+export type RecordLearningErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    413: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    415: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type RecordLearningError = RecordLearningErrors[keyof RecordLearningErrors];
+
+export type RecordLearningResponses = {
+    /**
+     * Success
+     */
+    201: {
+        learningId: string;
+        streamVersion: string;
+    };
+};
+
+export type RecordLearningResponse = RecordLearningResponses[keyof RecordLearningResponses];
+
+export type GetLearningData = {
+    body?: never;
+    path: {
+        team: string;
+        learningId: string;
+    };
+    query?: never;
+    url: '/api/v1/teams/{team}/learnings/{learningId}';
+};
+
+export type GetLearningErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type GetLearningError = GetLearningErrors[keyof GetLearningErrors];
+
+export type GetLearningResponses = {
+    /**
+     * Success
+     */
+    200: {
+        learningId: string;
+        team: string;
+        project: string | null;
+        persona: string | null;
+        category: 'codebase-pattern' | 'gotcha' | 'preference' | 'cross-agent';
+        pattern: string;
+        resolution: string;
+        confidence: number;
+        source: {
+            kind: 'session' | 'ask' | 'run' | 'loop' | 'manual';
+            id?: string;
+            sessionId?: string;
+            iteration?: number;
+        };
+        reinforced: number;
+        weakened: number;
+        createdAt: string;
+        usedAt: string | null;
+    };
+};
+
+export type GetLearningResponse = GetLearningResponses[keyof GetLearningResponses];
+
+export type ListLoopsData = {
+    body?: never;
+    path: {
+        team: string;
+    };
+    query?: {
+        limit?: number;
+        cursor?: string;
+    };
+    url: '/api/v1/teams/{team}/loops';
+};
+
+export type ListLoopsErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type ListLoopsError = ListLoopsErrors[keyof ListLoopsErrors];
+
+export type ListLoopsResponses = {
+    /**
+     * Success
+     */
+    200: {
+        items: Array<{
+            loopId: string;
+            team: string;
+            status: 'running' | 'succeeded' | 'stopped' | 'failed';
+            persona: string;
+            stopReason: 'succeeded' | 'max-iterations' | 'stop-file' | 'diff-limit' | 'same-error' | 'stop-requested' | 'failed' | null;
+            startedAt: string;
+            endedAt: string | null;
+            iterations: number;
+            model: string;
+        }>;
+        nextCursor: string | null;
+    };
+};
+
+export type ListLoopsResponse = ListLoopsResponses[keyof ListLoopsResponses];
+
+export type StartLoopData = {
+    body: {
+        loopId?: string;
+        task: string;
+        workspace: string;
+        check?: string;
+        maxIterations?: number;
+        maxDiffLines?: number;
+        sameErrorLimit?: number;
+        stopFile?: string;
+        agent?: string;
+        model?: string;
+        effort?: 'quick' | 'standard' | 'deep';
+    };
+    headers?: {
+        /**
+         * Becomes the command id: a retried request with the same key has one effect.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        team: string;
+    };
+    query?: never;
+    url: '/api/v1/teams/{team}/loops';
+};
+
+export type StartLoopErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    413: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    415: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type StartLoopError = StartLoopErrors[keyof StartLoopErrors];
+
+export type StartLoopResponses = {
+    /**
+     * Success
+     */
+    201: {
+        loopId: string;
+        streamVersion: string;
+        routing: {
+            model: string;
+            tier: 'haiku' | 'sonnet' | 'opus';
+            effort: 'quick' | 'standard' | 'deep';
+            thinkingBudgetTokens: number;
+            reasons: Array<string>;
+            signals: {
+                isExploration: boolean;
+                filesAffected: number;
+                requiresReasoning: boolean;
+                isTeamLead: boolean;
+                dependencyDepth: number;
+                ambiguity: 'low' | 'medium' | 'high';
+            };
+            pinned: boolean;
+            pinnedBy?: 'operator' | 'agent';
+            fallback?: boolean;
+        };
+    };
+};
+
+export type StartLoopResponse = StartLoopResponses[keyof StartLoopResponses];
+
+export type GetLoopData = {
+    body?: never;
+    path: {
+        team: string;
+        loopId: string;
+    };
+    query?: never;
+    url: '/api/v1/teams/{team}/loops/{loopId}';
+};
+
+export type GetLoopErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type GetLoopError = GetLoopErrors[keyof GetLoopErrors];
+
+export type GetLoopResponses = {
+    /**
+     * Success
+     */
+    200: {
+        loopId: string;
+        team: string;
+        status: 'running' | 'succeeded' | 'stopped' | 'failed';
+        task: string;
+        persona: string;
+        workspace: string;
+        check: string | null;
+        limits: {
+            maxIterations: number;
+            maxDiffLines: number;
+            sameErrorLimit: number;
+            stopFile: string;
+        };
+        routing: {
+            model: string;
+            tier: 'haiku' | 'sonnet' | 'opus';
+            effort: 'quick' | 'standard' | 'deep';
+            thinkingBudgetTokens: number;
+            reasons: Array<string>;
+            signals: {
+                isExploration: boolean;
+                filesAffected: number;
+                requiresReasoning: boolean;
+                isTeamLead: boolean;
+                dependencyDepth: number;
+                ambiguity: 'low' | 'medium' | 'high';
+            };
+            pinned: boolean;
+            pinnedBy?: 'operator' | 'agent';
+            fallback?: boolean;
+        };
+        simulated: boolean;
+        dir: string | null;
+        branch: string | null;
+        worktree: string | null;
+        iterations: Array<{
+            iteration: number;
+            sessionId: string;
+            status: 'running' | 'ended';
+            baseCommit: string;
+            agentStatus: string | null;
+            summary: string | null;
+            checkpoint: string | null;
+            diffLines: number | null;
+            filesChanged: Array<string>;
+            check: {
+                exitCode: number;
+                passed: boolean;
+                signature: string | null;
+                output: string;
+            } | null;
+            learnings: Array<string>;
+            costUsd: string | null;
+            startedAt: string;
+            endedAt: string | null;
+        }>;
+        stopRequested: boolean;
+        stopReason: 'succeeded' | 'max-iterations' | 'stop-file' | 'diff-limit' | 'same-error' | 'stop-requested' | 'failed' | null;
+        stopDetail: string | null;
+        revertedTo: string | null;
+        costUsd: string | null;
+        startedAt: string;
+        endedAt: string | null;
+    };
+};
+
+export type GetLoopResponse = GetLoopResponses[keyof GetLoopResponses];
+
+export type StopLoopData = {
+    body: {
+        [key: string]: unknown;
+    };
+    headers?: {
+        /**
+         * Becomes the command id: a retried request with the same key has one effect.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        team: string;
+        loopId: string;
+    };
+    query?: never;
+    url: '/api/v1/teams/{team}/loops/{loopId}/stop';
+};
+
+export type StopLoopErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    413: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    415: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type StopLoopError = StopLoopErrors[keyof StopLoopErrors];
+
+export type StopLoopResponses = {
+    /**
+     * Success
+     */
+    200: {
+        loopId: string;
+        status: 'running' | 'succeeded' | 'stopped' | 'failed';
+        stopRequested: boolean;
+    };
+};
+
+export type StopLoopResponse = StopLoopResponses[keyof StopLoopResponses];
+
+export type ListEvalRunsData = {
+    body?: never;
+    path: {
+        team: string;
+    };
+    query?: {
+        limit?: number;
+        cursor?: string;
+    };
+    url: '/api/v1/teams/{team}/evals/runs';
+};
+
+export type ListEvalRunsErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type ListEvalRunsError = ListEvalRunsErrors[keyof ListEvalRunsErrors];
+
+export type ListEvalRunsResponses = {
+    /**
+     * Success
+     */
+    200: {
+        items: Array<{
+            evalRunId: string;
+            team: string;
+            status: 'running' | 'completed' | 'failed';
+            suite: string;
+            score: number | null;
+            passed: number;
+            total: number;
+            startedAt: string;
+            endedAt: string | null;
+            model: string | null;
+        }>;
+        nextCursor: string | null;
+    };
+};
+
+export type ListEvalRunsResponse = ListEvalRunsResponses[keyof ListEvalRunsResponses];
+
+export type StartEvalRunData = {
+    body: {
+        evalRunId?: string;
+        workspace: string;
+        suite: string;
+        agent?: string;
+        model?: string;
+        effort?: 'quick' | 'standard' | 'deep';
+        baseline?: string;
+    };
+    headers?: {
+        /**
+         * Becomes the command id: a retried request with the same key has one effect.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        team: string;
+    };
+    query?: never;
+    url: '/api/v1/teams/{team}/evals/runs';
+};
+
+export type StartEvalRunErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    413: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    415: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type StartEvalRunError = StartEvalRunErrors[keyof StartEvalRunErrors];
+
+export type StartEvalRunResponses = {
+    /**
+     * Success
+     */
+    201: {
+        evalRunId: string;
+        streamVersion: string;
+        tasks: number;
+    };
+};
+
+export type StartEvalRunResponse = StartEvalRunResponses[keyof StartEvalRunResponses];
+
+export type GetEvalRunData = {
+    body?: never;
+    path: {
+        team: string;
+        evalRunId: string;
+    };
+    query?: never;
+    url: '/api/v1/teams/{team}/evals/runs/{evalRunId}';
+};
+
+export type GetEvalRunErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type GetEvalRunError = GetEvalRunErrors[keyof GetEvalRunErrors];
+
+export type GetEvalRunResponses = {
+    /**
+     * Success
+     */
+    200: {
+        evalRunId: string;
+        team: string;
+        status: 'running' | 'completed' | 'failed';
+        suite: string;
+        suitePath: string;
+        workspace: string;
+        config: {
+            agent?: string;
+            model?: string;
+            effort?: 'quick' | 'standard' | 'deep';
+        };
+        baseline: string | null;
+        simulated: boolean;
+        tasks: Array<{
+            taskId: string;
+            weight: number;
+            status: 'pending' | 'running' | 'graded';
+            askId: string | null;
+            model: string | null;
+            score: number | null;
+            passed: boolean | null;
+            grades: Array<{
+                type: 'command' | 'file' | 'rubric';
+                weight: number;
+                score: number;
+                passed: boolean;
+                detail: string;
+            }>;
+            costUsd: string | null;
+        }>;
+        score: number | null;
+        passed: number;
+        total: number;
+        failure: string | null;
+        startedAt: string;
+        endedAt: string | null;
+    };
+};
+
+export type GetEvalRunResponse = GetEvalRunResponses[keyof GetEvalRunResponses];
+
+export type CompareEvalRunsData = {
+    body?: never;
+    path: {
+        team: string;
+    };
+    query: {
+        base: string;
+        head: string;
+        threshold?: number;
+    };
+    url: '/api/v1/teams/{team}/evals/compare';
+};
+
+export type CompareEvalRunsErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type CompareEvalRunsError = CompareEvalRunsErrors[keyof CompareEvalRunsErrors];
+
+export type CompareEvalRunsResponses = {
+    /**
+     * Success
+     */
+    200: {
+        base: string;
+        head: string;
+        threshold: number;
+        baseScore: number | null;
+        headScore: number | null;
+        tasks: Array<{
+            taskId: string;
+            baseScore: number | null;
+            headScore: number | null;
+            delta: number | null;
+            basePassed: boolean | null;
+            headPassed: boolean | null;
+            regressed: boolean;
+            reason: string | null;
+        }>;
+        regressions: Array<{
+            taskId: string;
+            baseScore: number | null;
+            headScore: number | null;
+            delta: number | null;
+            basePassed: boolean | null;
+            headPassed: boolean | null;
+            regressed: boolean;
+            reason: string | null;
+        }>;
+    };
+};
+
+export type CompareEvalRunsResponse = CompareEvalRunsResponses[keyof CompareEvalRunsResponses];
+
 export type ListMcpToolsData = {
     body?: never;
     path: {
@@ -7896,6 +8790,1023 @@ export type GetTaskBoardResponses = {
 };
 
 export type GetTaskBoardResponse = GetTaskBoardResponses[keyof GetTaskBoardResponses];
+
+export type ListPluginsData = {
+    body?: never;
+    path: {
+        team: string;
+    };
+    query?: never;
+    url: '/api/v1/teams/{team}/plugins';
+};
+
+export type ListPluginsErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type ListPluginsError = ListPluginsErrors[keyof ListPluginsErrors];
+
+export type ListPluginsResponses = {
+    /**
+     * Success
+     */
+    200: {
+        plugins: Array<{
+            team: string;
+            plugin: string;
+            version: string;
+            description: string | null;
+            source: string;
+            commit: string | null;
+            enabled: boolean;
+            dir: string;
+            parts: {
+                agents: Array<string>;
+                skills: Array<string>;
+                commands: Array<string>;
+                hooks: Array<string>;
+                mcpServers: Array<string>;
+            };
+            installedAt: string;
+        }>;
+    };
+};
+
+export type ListPluginsResponse = ListPluginsResponses[keyof ListPluginsResponses];
+
+export type InstallPluginData = {
+    body: {
+        source: string;
+        ref?: string;
+    };
+    headers?: {
+        /**
+         * Becomes the command id: a retried request with the same key has one effect.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        team: string;
+    };
+    query?: never;
+    url: '/api/v1/teams/{team}/plugins';
+};
+
+export type InstallPluginErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    413: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    415: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type InstallPluginError = InstallPluginErrors[keyof InstallPluginErrors];
+
+export type InstallPluginResponses = {
+    /**
+     * Success
+     */
+    201: {
+        plugin: {
+            team: string;
+            plugin: string;
+            version: string;
+            description: string | null;
+            source: string;
+            commit: string | null;
+            enabled: boolean;
+            dir: string;
+            parts: {
+                agents: Array<string>;
+                skills: Array<string>;
+                commands: Array<string>;
+                hooks: Array<string>;
+                mcpServers: Array<string>;
+            };
+            installedAt: string;
+        };
+        streamVersion: string;
+    };
+};
+
+export type InstallPluginResponse = InstallPluginResponses[keyof InstallPluginResponses];
+
+export type RemovePluginData = {
+    body?: never;
+    path: {
+        team: string;
+        plugin: string;
+    };
+    query?: never;
+    url: '/api/v1/teams/{team}/plugins/{plugin}';
+};
+
+export type RemovePluginErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type RemovePluginError = RemovePluginErrors[keyof RemovePluginErrors];
+
+export type RemovePluginResponses = {
+    /**
+     * Success
+     */
+    200: {
+        plugin: string;
+        streamVersion: string;
+    };
+};
+
+export type RemovePluginResponse = RemovePluginResponses[keyof RemovePluginResponses];
+
+export type GetPluginData = {
+    body?: never;
+    path: {
+        team: string;
+        plugin: string;
+    };
+    query?: never;
+    url: '/api/v1/teams/{team}/plugins/{plugin}';
+};
+
+export type GetPluginErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type GetPluginError = GetPluginErrors[keyof GetPluginErrors];
+
+export type GetPluginResponses = {
+    /**
+     * Success
+     */
+    200: {
+        team: string;
+        plugin: string;
+        version: string;
+        description: string | null;
+        source: string;
+        commit: string | null;
+        enabled: boolean;
+        dir: string;
+        parts: {
+            agents: Array<string>;
+            skills: Array<string>;
+            commands: Array<string>;
+            hooks: Array<string>;
+            mcpServers: Array<string>;
+        };
+        installedAt: string;
+    };
+};
+
+export type GetPluginResponse = GetPluginResponses[keyof GetPluginResponses];
+
+export type EnablePluginData = {
+    body?: never;
+    headers?: {
+        /**
+         * Becomes the command id: a retried request with the same key has one effect.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        team: string;
+        plugin: string;
+    };
+    query?: never;
+    url: '/api/v1/teams/{team}/plugins/{plugin}/enable';
+};
+
+export type EnablePluginErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type EnablePluginError = EnablePluginErrors[keyof EnablePluginErrors];
+
+export type EnablePluginResponses = {
+    /**
+     * Success
+     */
+    200: {
+        plugin: {
+            team: string;
+            plugin: string;
+            version: string;
+            description: string | null;
+            source: string;
+            commit: string | null;
+            enabled: boolean;
+            dir: string;
+            parts: {
+                agents: Array<string>;
+                skills: Array<string>;
+                commands: Array<string>;
+                hooks: Array<string>;
+                mcpServers: Array<string>;
+            };
+            installedAt: string;
+        };
+        streamVersion: string;
+    };
+};
+
+export type EnablePluginResponse = EnablePluginResponses[keyof EnablePluginResponses];
+
+export type DisablePluginData = {
+    body?: never;
+    headers?: {
+        /**
+         * Becomes the command id: a retried request with the same key has one effect.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        team: string;
+        plugin: string;
+    };
+    query?: never;
+    url: '/api/v1/teams/{team}/plugins/{plugin}/disable';
+};
+
+export type DisablePluginErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type DisablePluginError = DisablePluginErrors[keyof DisablePluginErrors];
+
+export type DisablePluginResponses = {
+    /**
+     * Success
+     */
+    200: {
+        plugin: {
+            team: string;
+            plugin: string;
+            version: string;
+            description: string | null;
+            source: string;
+            commit: string | null;
+            enabled: boolean;
+            dir: string;
+            parts: {
+                agents: Array<string>;
+                skills: Array<string>;
+                commands: Array<string>;
+                hooks: Array<string>;
+                mcpServers: Array<string>;
+            };
+            installedAt: string;
+        };
+        streamVersion: string;
+    };
+};
+
+export type DisablePluginResponse = DisablePluginResponses[keyof DisablePluginResponses];
+
+export type ListPluginMarketplaceData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/v1/plugins/marketplace';
+};
+
+export type ListPluginMarketplaceErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type ListPluginMarketplaceError = ListPluginMarketplaceErrors[keyof ListPluginMarketplaceErrors];
+
+export type ListPluginMarketplaceResponses = {
+    /**
+     * Success
+     */
+    200: {
+        marketplace: string | null;
+        name: string | null;
+        plugins: Array<{
+            name: string;
+            description: string | null;
+            version: string | null;
+            source: string;
+        }>;
+    };
+};
+
+export type ListPluginMarketplaceResponse = ListPluginMarketplaceResponses[keyof ListPluginMarketplaceResponses];
+
+export type ListWorkflowsData = {
+    body?: never;
+    path: {
+        team: string;
+    };
+    query?: {
+        limit?: number;
+        cursor?: string;
+    };
+    url: '/api/v1/teams/{team}/workflows';
+};
+
+export type ListWorkflowsErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type ListWorkflowsError = ListWorkflowsErrors[keyof ListWorkflowsErrors];
+
+export type ListWorkflowsResponses = {
+    /**
+     * Success
+     */
+    200: {
+        items: Array<{
+            workflowId: string;
+            team: string;
+            name: string;
+            mode: 'dag' | 'pipeline';
+            status: 'running' | 'succeeded' | 'failed' | 'cancelled';
+            simulated: boolean;
+            startedAt: string;
+            endedAt: string | null;
+            steps: number;
+        }>;
+        nextCursor: string | null;
+    };
+};
+
+export type ListWorkflowsResponse = ListWorkflowsResponses[keyof ListWorkflowsResponses];
+
+export type StartWorkflowData = {
+    body: {
+        workflowId?: string;
+        workspace: string;
+        definition?: {
+            name: string;
+            mode?: 'dag' | 'pipeline';
+            concurrency?: number;
+            steps: Array<{
+                id: string;
+                kind?: 'ask';
+                prompt: string;
+                needs?: Array<string>;
+                when?: {
+                    step: string;
+                    status?: 'succeeded' | 'failed';
+                    outputMatches?: string;
+                };
+                retries?: number;
+                agent?: string;
+                model?: string;
+                effort?: 'quick' | 'standard' | 'deep';
+            }>;
+        };
+        file?: string;
+    };
+    headers?: {
+        /**
+         * Becomes the command id: a retried request with the same key has one effect.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        team: string;
+    };
+    query?: never;
+    url: '/api/v1/teams/{team}/workflows';
+};
+
+export type StartWorkflowErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    413: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    415: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type StartWorkflowError = StartWorkflowErrors[keyof StartWorkflowErrors];
+
+export type StartWorkflowResponses = {
+    /**
+     * Success
+     */
+    201: {
+        workflowId: string;
+        streamVersion: string;
+    };
+};
+
+export type StartWorkflowResponse = StartWorkflowResponses[keyof StartWorkflowResponses];
+
+export type GetWorkflowData = {
+    body?: never;
+    path: {
+        team: string;
+        workflowId: string;
+    };
+    query?: never;
+    url: '/api/v1/teams/{team}/workflows/{workflowId}';
+};
+
+export type GetWorkflowErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type GetWorkflowError = GetWorkflowErrors[keyof GetWorkflowErrors];
+
+export type GetWorkflowResponses = {
+    /**
+     * Success
+     */
+    200: {
+        workflowId: string;
+        team: string;
+        name: string;
+        mode: 'dag' | 'pipeline';
+        status: 'running' | 'succeeded' | 'failed' | 'cancelled';
+        concurrency: number;
+        simulated: boolean;
+        steps: Array<{
+            id: string;
+            kind: 'ask';
+            needs: Array<string>;
+            status: 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
+            attempts: number;
+            askId: string | null;
+            prompt: string | null;
+            output: string | null;
+            reason: string | null;
+            costUsd: string | null;
+            startedAt: string | null;
+            endedAt: string | null;
+        }>;
+        reason: string | null;
+        startedAt: string;
+        endedAt: string | null;
+    };
+};
+
+export type GetWorkflowResponse = GetWorkflowResponses[keyof GetWorkflowResponses];
+
+export type CancelWorkflowData = {
+    body: {
+        reason?: string;
+    };
+    headers?: {
+        /**
+         * Becomes the command id: a retried request with the same key has one effect.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        team: string;
+        workflowId: string;
+    };
+    query?: never;
+    url: '/api/v1/teams/{team}/workflows/{workflowId}/cancel';
+};
+
+export type CancelWorkflowErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    413: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    415: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type CancelWorkflowError = CancelWorkflowErrors[keyof CancelWorkflowErrors];
+
+export type CancelWorkflowResponses = {
+    /**
+     * Success
+     */
+    200: {
+        workflowId: string;
+        status: 'running' | 'succeeded' | 'failed' | 'cancelled';
+    };
+};
+
+export type CancelWorkflowResponse = CancelWorkflowResponses[keyof CancelWorkflowResponses];
+
+export type StartRequestData = {
+    body: {
+        requestId?: string;
+        prompt: string;
+        workspace: string;
+        topology?: 'auto' | 'ask' | 'run';
+        agent?: string;
+        model?: string;
+        effort?: 'quick' | 'standard' | 'deep';
+    };
+    headers?: {
+        /**
+         * Becomes the command id: a retried request with the same key has one effect.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        team: string;
+    };
+    query?: never;
+    url: '/api/v1/teams/{team}/requests';
+};
+
+export type StartRequestErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    413: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    415: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type StartRequestError = StartRequestErrors[keyof StartRequestErrors];
+
+export type StartRequestResponses = {
+    /**
+     * Success
+     */
+    201: {
+        requestId: string;
+        topology: 'ask' | 'run';
+        auto: boolean;
+        reasons: Array<string>;
+        askId?: string;
+        runId?: string;
+    };
+};
+
+export type StartRequestResponse = StartRequestResponses[keyof StartRequestResponses];
+
+export type GetRequestData = {
+    body?: never;
+    path: {
+        team: string;
+        requestId: string;
+    };
+    query?: never;
+    url: '/api/v1/teams/{team}/requests/{requestId}';
+};
+
+export type GetRequestErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type GetRequestError = GetRequestErrors[keyof GetRequestErrors];
+
+export type GetRequestResponses = {
+    /**
+     * Success
+     */
+    200: {
+        requestId: string;
+        team: string;
+        topology: 'ask' | 'run';
+        auto: boolean;
+        reasons: Array<string>;
+        signals: {
+            isExploration: boolean;
+            filesAffected: number;
+            requiresReasoning: boolean;
+            isTeamLead: boolean;
+            dependencyDepth: number;
+            ambiguity: 'low' | 'medium' | 'high';
+        };
+        startedId: string;
+        at: string;
+    };
+};
+
+export type GetRequestResponse = GetRequestResponses[keyof GetRequestResponses];
+
+export type ListSkillsData = {
+    body?: never;
+    path: {
+        team: string;
+    };
+    query?: {
+        workspace?: string;
+    };
+    url: '/api/v1/teams/{team}/skills';
+};
+
+export type ListSkillsErrors = {
+    /**
+     * A problem (RFC 9457)
+     */
+    400: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    401: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    403: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    404: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    409: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    429: Problem;
+    /**
+     * A problem (RFC 9457)
+     */
+    503: Problem;
+};
+
+export type ListSkillsError = ListSkillsErrors[keyof ListSkillsErrors];
+
+export type ListSkillsResponses = {
+    /**
+     * Success
+     */
+    200: {
+        skills: Array<{
+            name: string;
+            description: string;
+            origin: 'project' | 'user' | 'plugin';
+            plugin?: string;
+            file: string;
+        }>;
+        invalid: Array<{
+            file: string;
+            field: string;
+            message: string;
+        }>;
+    };
+};
+
+export type ListSkillsResponse = ListSkillsResponses[keyof ListSkillsResponses];
 
 export type StreamEventsData = {
     body?: never;
