@@ -42,10 +42,11 @@ describe('the team-manager on a NATS server that holds it to its own subjects', 
       const jsm = await jetstreamManager(admin);
       const stream = namespacedStreamName('HS_EVT_TEAM_MANAGER');
       const subject = `${namespace}.hs.evt.team-manager.team.created`;
-      const stored = await waitFor(() => jsm.streams.getMessage(stream, { last_by_subj: subject }).catch(() => undefined), {
+      // getMessage answers null (not an error) until the relay has published the event.
+      const stored = await waitFor(() => jsm.streams.getMessage(stream, { last_by_subj: subject }).then((m) => m ?? undefined, () => undefined), {
         message: 'the relay published team.created',
       });
-      expect(stored?.json<{ data: { name: string } }>().data.name).toBe('locked');
+      expect(stored.json<{ data: { name: string } }>().data.name).toBe('locked');
     } finally {
       await admin.close();
     }
