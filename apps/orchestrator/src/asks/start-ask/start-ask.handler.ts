@@ -1,8 +1,8 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
-import { HeadspaceError, routeModel, startAsk, type AgentSnapshot, type AskRouting } from '@headspace/contracts';
+import { HeadspaceError, startAsk } from '@headspace/contracts';
 import { EventStore } from '@headspace/event-store';
-import { request, type RequestContext } from '@headspace/messaging';
+import type { RequestContext } from '@headspace/messaging';
 import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { createHash, randomUUID } from 'node:crypto';
@@ -11,9 +11,9 @@ import { AgentResolver } from '../../agents/agent-resolver.service';
 import { RUN_SESSIONS, type RunSessionsPort } from '../../runs/run-ports';
 import { RUN_SOURCE_POLICY, type RunSourcePolicy } from '../../runs/run-source.policy';
 import { runIdFor } from '../../runs/start-run/start-run.handler';
-import { askSignals } from '../ask-signals';
 import { recordAsk } from '../ask-recorder';
 import { resolveAskAgent } from '../resolve-ask-agent';
+import { routeRequest } from '../route-request';
 import { SkillRegistry } from '../../skill-registry/skill-registry.service';
 
 type StartAsk = z.output<typeof startAsk.request>;
@@ -46,7 +46,7 @@ export class StartAskHandler {
     const { persona, definition } = await resolveAskAgent(this.nc, this.agents, input.agent, workspace, input.team);
     // A slash command must name one of the ask's skills (400 naming `prompt`).
     await this.skills.checkSlashCommand(input.team, workspace, input.prompt);
-    const routing = await this.route(input, definition);
+    const routing = await routeRequest(this.nc, { text: input.prompt, model: input.model, effort: input.effort }, definition);
     const askId = input.askId ?? runIdFor(input.prompt.split('\n')[0], ctx.commandId ?? randomUUID());
     const { state, streamVersion } = await recordAsk(this.store, input.team, {
       type: 'start-ask',
@@ -64,24 +64,5 @@ export class StartAskHandler {
     });
     // A retried start answers with the decision first recorded.
     return { askId, streamVersion: streamVersion.toString(), routing: state.started?.routing ?? routing };
-  }
-
-  /** The operator's pins win; a custom agent's model (and effort) is a pin too, recorded as the agent's; otherwise the prompt's signals decide. */
-  private async route(input: StartAsk, agent?: AgentSnapshot): Promise<AskRouting> {
-    const { signals, reasons } = askSignals(input.prompt);
-    const model = input.model ?? (agent && agent.model !== 'inherit' ? agent.model : undefined);
-    const effort = input.effort ?? agent?.effort;
-    const pinnedBy = input.model || input.effort ? 'operator' : model || effort ? 'agent' : undefined;
-    const decision = await request(this.nc, routeModel, { signals, ...(model ? { model } : {}), ...(effort ? { effort } : {}) });
-    return {
-      model: decision.model,
-      tier: decision.tier,
-      effort: decision.effort,
-      thinkingBudgetTokens: decision.thinkingBudgetTokens,
-      reasons: [...reasons, ...(pinnedBy === 'agent' ? [`agent ${agent!.name}`] : []), ...decision.reasons].slice(0, 30),
-      signals,
-      pinned: pinnedBy !== undefined,
-      ...(pinnedBy ? { pinnedBy } : {}),
-    };
   }
 }

@@ -1,15 +1,15 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
-import { HeadspaceError, processSecretRedactor, routeModel, startLoop, ValidationError, type AgentSnapshot, type AskRouting } from '@headspace/contracts';
+import { HeadspaceError, processSecretRedactor, startLoop, ValidationError } from '@headspace/contracts';
 import { EventStore } from '@headspace/event-store';
-import { request, type RequestContext } from '@headspace/messaging';
+import type { RequestContext } from '@headspace/messaging';
 import { NATS_CONNECTION } from '@headspace/platform';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { AgentResolver } from '../../agents/agent-resolver.service';
-import { askSignals } from '../../asks/ask-signals';
 import { resolveAskAgent } from '../../asks/resolve-ask-agent';
+import { routeRequest } from '../../asks/route-request';
 import { RUN_SESSIONS, type RunSessionsPort } from '../../runs/run-ports';
 import { RUN_SOURCE_POLICY, type RunSourcePolicy } from '../../runs/run-source.policy';
 import { runIdFor } from '../../runs/start-run/start-run.handler';
@@ -45,7 +45,7 @@ export class StartLoopHandler {
         : error;
     });
     const { persona, definition } = await resolveAskAgent(this.nc, this.agents, input.agent, workspace);
-    const routing = await this.route(input, definition);
+    const routing = await routeRequest(this.nc, { text: input.task, model: input.model, effort: input.effort }, definition);
     const loopId = input.loopId ?? runIdFor(input.task.split('\n')[0], ctx.commandId ?? randomUUID());
     const { state, streamVersion } = await recordLoop(this.store, input.team, {
       type: 'start-loop',
@@ -63,24 +63,5 @@ export class StartLoopHandler {
     });
     // A retried start answers with the decision first recorded.
     return { loopId, streamVersion: streamVersion.toString(), routing: state.started?.routing ?? routing };
-  }
-
-  /** As an ask's: the operator's pins win, then a custom agent's model and effort, else the task's signals. */
-  private async route(input: StartLoop, agent?: AgentSnapshot): Promise<AskRouting> {
-    const { signals, reasons } = askSignals(input.task);
-    const model = input.model ?? (agent && agent.model !== 'inherit' ? agent.model : undefined);
-    const effort = input.effort ?? agent?.effort;
-    const pinnedBy = input.model || input.effort ? 'operator' : model || effort ? 'agent' : undefined;
-    const decision = await request(this.nc, routeModel, { signals, ...(model ? { model } : {}), ...(effort ? { effort } : {}) });
-    return {
-      model: decision.model,
-      tier: decision.tier,
-      effort: decision.effort,
-      thinkingBudgetTokens: decision.thinkingBudgetTokens,
-      reasons: [...reasons, ...(pinnedBy === 'agent' ? [`agent ${agent!.name}`] : []), ...decision.reasons].slice(0, 30),
-      signals,
-      pinned: pinnedBy !== undefined,
-      ...(pinnedBy ? { pinnedBy } : {}),
-    };
   }
 }
