@@ -116,9 +116,17 @@ describe('skills registry: listing, progressive disclosure, auto-invocation, sla
     await writeFile(join(kit, 'skills', 'release-notes', 'SKILL.md'), '---\nname: release-notes\ndescription: The kit’s own release notes.\n---\nKit body.\n');
     expect((await api('POST', '/api/v1/teams/demo/plugins', { source: kit })).statusCode).toBe(201);
 
-    const res = await api('GET', `/api/v1/teams/demo/skills?workspace=${encodeURIComponent(project)}`);
-    expect(res.statusCode).toBe(200);
-    const listing = res.json() as { skills: Array<{ name: string; origin: string; description: string; file: string }>; invalid: Array<{ file: string; field: string }> };
+    type Listing = { skills: Array<{ name: string; origin: string; description: string; file: string }>; invalid: Array<{ file: string; field: string }> };
+    // The team's enabled plugins are a read model: the install shows there a moment after its 201.
+    const listing = await waitFor(
+      async () => {
+        const res = await api('GET', `/api/v1/teams/demo/skills?workspace=${encodeURIComponent(project)}`);
+        expect(res.statusCode).toBe(200);
+        const body = res.json() as Listing;
+        return body.skills.some((s) => s.origin === 'plugin') ? body : undefined;
+      },
+      { timeoutMs: 15_000, message: 'the plugin’s skill in the listing' },
+    );
     // The plugin's skill of the same name is namespaced and clashes with nothing.
     expect(listing.skills.map((s) => [s.name, s.origin])).toEqual([
       ['kit:release-notes', 'plugin'],
